@@ -1,0 +1,127 @@
+#include "generators/kronecker.hpp"
+
+#include <algorithm>
+
+namespace strata {
+
+namespace {
+
+inline uint64_t bitreverse64(uint64_t x) {
+  x = __builtin_bswap64(x);
+  x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
+  x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
+  x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
+  return x;
+}
+
+// Initiator A=0.57, B=C=0.19 out of 10000; 3647 = 0x7FFFFFFF mod 10000 (rejection avoids modulo bias).
+constexpr uint64_t kB = 1900, kC = 1900, kA = 5700;
+constexpr uint64_t kRejectBelow = 3647;
+
+// Edges are drawn in lockstep lanes: one edge's draws form a serial dependency chain, so interleaving
+// independent edges keeps the multipliers busy.
+constexpr int kLanes = 8;
+using Lanes = uint64_t __attribute__((vector_size(kLanes * sizeof(uint64_t))));
+
+inline Lanes reduce_lanes(Lanes x) {  // mrg_reduce on every lane
+  x = (x & kMrgModulus) + (x >> 31);
+  x = (x & kMrgModulus) + (x >> 31);
+  return x - (Lanes(x >= kMrgModulus) & kMrgModulus);
+}
+
+inline bool any_lane(Lanes mask) {
+  uint64_t any = 0;
+  for (int j = 0; j < kLanes; ++j) any |= mask[j];
+  return any != 0;
+}
+
+}  // namespace
+
+std::string KroneckerSpec::check() const {
+  if (scale < 1 || scale > 40) return "SCALE must be in 1..40 (got " + std::to_string(scale) + ")";
+  if (edgefactor < 1) return "edgefactor must be at least 1";
+  if (edgefactor > (uint64_t(1) << (62 - scale))) return "edgefactor too large: edge count overflows";
+  return {};
+}
+
+Kronecker::Kronecker(const KroneckerSpec& spec) : spec_(spec), seed_(mrg_seed(spec.seed1, spec.seed2)) {
+  MrgState s = mrg_skip(seed_, 50, 7, 0);
+  uint64_t a = s.next(), b = s.next(), c = s.next(), d = s.next();
+  val0_ = a * 0xFFFFFFFFULL + b;
+  val1_ = c * 0xFFFFFFFFULL + d;
+}
+
+uint64_t Kronecker::scramble(uint64_t v) const {
+  const int shift = 64 - spec_.scale;
+  v += val0_ + val1_;
+  v *= (val0_ | 0x4519840211493211ULL);
+  v = bitreverse64(v) >> shift;
+  v *= (val1_ | 0x3050852102C843A5ULL);
+  v = bitreverse64(v) >> shift;
+  return v;
+}
+
+void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
+  if (begin >= end) return;
+  const MrgMatrix& stride = mrg_edge_stride();
+  MrgMatrix lane_stride = MrgMatrix::identity();
+  for (int j = 0; j < kLanes; ++j) lane_stride = lane_stride * stride;
+
+  // start[k][j]: state word k of lane j's edge stream; lanes hold consecutive edges.
+  uint32_t start[5][kLanes];
+  MrgState s = mrg_skip(seed_, 0, begin, 0);
+  for (int j = 0; j < kLanes; ++j, s = stride.apply(s))
+    for (int k = 0; k < 5; ++k) start[k][j] = s.z[k];
+
+  const int scale = spec_.scale;
+  for (uint64_t e = begin; e < end; e += kLanes) {
+    // z[slot]: the five state words of all lanes as a ring; z1 sits at slot r, z_k at slot (r + k - 1) % 5.
+    Lanes z[5];
+    for (int k = 0; k < 5; ++k)
+      for (int j = 0; j < kLanes; ++j) z[k][j] = start[k][j];
+    Lanes src = {}, tgt = {};
+    int r = 0;
+    for (int level = 0; level < scale; ++level) {
+      const int s5 = (r + 4) % 5;
+      Lanes u = reduce_lanes(kMrgA1 * z[r] + kMrgA5 * z[s5]);
+      z[s5] = u;  // the new z1 replaces the dropped z5
+      r = s5;
+      const Lanes low = u < kRejectBelow;
+      if (any_lane(low)) [[unlikely]] {
+        for (int j = 0; j < kLanes; ++j)
+          while (u[j] < kRejectBelow) {  // one more step for this lane only, shifting its words in place
+            uint64_t fresh = mrg_reduce(kMrgA1 * z[r][j] + kMrgA5 * z[(r + 4) % 5][j]);
+            for (int k = 4; k > 0; --k) z[(r + k) % 5][j] = z[(r + k - 1) % 5][j];
+            z[r][j] = fresh;
+            u[j] = fresh;
+          }
+      }
+      const Lanes v = u - ((u * 3518437209ULL) >> 45) * 10000;  // u % 10000, exact for u < 2^32
+      const Lanes q1 = v < kB;                              // quadrant (0,1); masks are 0 or ~0
+      const Lanes q2 = (v >= kB) & (v < kB + kC);           // quadrant (1,0)
+      const Lanes q3 = v >= kB + kC + kA;                   // quadrant (1,1)
+      const Lanes flip = (src == tgt) & q2;                 // clip-and-flip on the diagonal
+      const int shift = scale - 1 - level;
+      src += (((q2 | q3) & ~flip) & 1) << shift;
+      tgt += ((q1 | q3 | flip) & 1) << shift;
+    }
+    const int n = int(std::min<uint64_t>(kLanes, end - e));
+    for (int j = 0; j < n; ++j) out[e - begin + j] = {scramble(src[j]), scramble(tgt[j])};
+
+    // Advance every lane by kLanes edges: start = T^(kLanes * 2^64) * start, as one SoA matrix product.
+    uint32_t next[5][kLanes];
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < kLanes; ++j) {
+        uint64_t acc = 0;
+        for (int k = 0; k < 5; ++k) {
+          const uint64_t x = uint64_t(lane_stride.m[i][k]) * start[k][j];
+          acc += (x & kMrgModulus) + (x >> 31);  // < 2^32 each, so five fit easily
+        }
+        next[i][j] = uint32_t(mrg_reduce(acc));
+      }
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < kLanes; ++j) start[i][j] = next[i][j];
+  }
+}
+
+}  // namespace strata
