@@ -1,0 +1,102 @@
+#include "storage/file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "storage/error.hpp"
+
+namespace strata {
+
+std::string errno_message(const std::string& what, int err) { return what + ": " + std::strerror(err); }
+
+File::File(const std::string& path, int flags, int mode) : path_(path) {
+  fd_ = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+  if (fd_ < 0) throw Error(errno_message("cannot open " + path, errno));
+}
+
+File::File(File&& other) noexcept : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+
+File& File::operator=(File&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+uint64_t File::size() const {
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) throw Error(errno_message("cannot stat " + path_, errno));
+  return uint64_t(st.st_size);
+}
+
+void File::write_all(const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    ssize_t n = ::write(fd_, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(errno_message("cannot write " + path_, errno));
+    if (n == 0) throw Error("cannot write " + path_ + ": no progress (device full?)");
+    p += n;
+    bytes -= size_t(n);
+  }
+}
+
+void File::pread_all(void* data, size_t bytes, uint64_t offset) const {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    ssize_t n = ::pread(fd_, p, bytes, off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(errno_message("cannot read " + path_ + " at offset " + std::to_string(offset), errno));
+    if (n == 0) throw Error(path_ + " is truncated: nothing to read at offset " + std::to_string(offset));
+    p += n;
+    bytes -= size_t(n);
+    offset += uint64_t(n);
+  }
+}
+
+void File::sync() {
+  if (::fsync(fd_) != 0) throw Error(errno_message("cannot sync " + path_, errno));
+}
+
+void File::close() {
+  if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) throw Error(errno_message("cannot close " + path_, errno));
+}
+
+void sync_directory(const std::string& path) {
+  File dir(path, O_RDONLY | O_DIRECTORY);
+  dir.sync();
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+uint64_t free_bytes_at(const std::string& dir) {
+  struct statvfs st;
+  if (::statvfs(dir.c_str(), &st) != 0) throw Error(errno_message("cannot stat filesystem of " + dir, errno));
+  return uint64_t(st.f_bavail) * st.f_frsize;
+}
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5) bytes /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+}  // namespace strata

@@ -1,0 +1,38 @@
+// A file descriptor owned by one object, with whole-buffer reads and writes whose errors name the file.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace strata {
+
+class File {
+ public:
+  File() = default;
+  File(const std::string& path, int flags, int mode = 0644);  // throws Error naming path and cause
+  File(File&& other) noexcept;
+  File& operator=(File&& other) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  uint64_t size() const;
+  void write_all(const void* data, size_t bytes);
+  void pread_all(void* data, size_t bytes, uint64_t offset) const;  // a short file is an error
+  void sync();
+  void close();
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Syncs a directory so that renames and new entries inside it are durable.
+void sync_directory(const std::string& path);
+bool path_exists(const std::string& path);
+uint64_t free_bytes_at(const std::string& dir);
+std::string human_bytes(double bytes);
+
+}  // namespace strata

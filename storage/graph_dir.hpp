@@ -1,0 +1,72 @@
+// A graph directory: the Kronecker edge list as written by `strata generate --out`, with a header that
+// records how it was made and an XXH3 hash per block, so every reader detects truncation and corruption
+// of exactly the part it reads.
+//
+//   graph.hdr   header (magic, format version, SCALE, edgefactor, seeds, edge count, id width) + block hashes
+//   edges.bin   edge count pairs (v0, v1) of little-endian ids, 4 bytes each for SCALE <= 32, else 8
+#pragma once
+#include <omp.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "generators/edge_stream.hpp"
+#include "generators/kronecker.hpp"
+
+namespace strata {
+
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
+
+class GraphDir {
+ public:
+  static constexpr const char* kHeaderFile = "graph.hdr";
+  static constexpr const char* kEdgesFile = "edges.bin";
+  static constexpr int kBlockEdgesLog2 = 20;
+  static constexpr uint64_t kBlockEdges = uint64_t(1) << kBlockEdgesLog2;
+
+  // Reads and checks the header and file sizes; throws Error naming what is wrong.
+  static GraphDir open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const KroneckerSpec& spec() const { return spec_; }
+  uint64_t edge_count() const { return spec_.edge_count(); }
+  int id_bytes() const { return id_bytes_; }
+  uint64_t data_bytes() const { return edge_count() * 2 * uint64_t(id_bytes_); }
+  uint64_t block_count() const { return block_hashes_.size(); }
+
+  // Reads block b (verifying its hash) into out, which must hold kBlockEdges edges; returns its edges.
+  std::span<const Edge> read_block(uint64_t b, std::vector<char>& raw, Edge* out) const;
+
+  // Calls fn(first_index, span<const Edge>) for every block, blocks read concurrently on the OpenMP team.
+  template <class Fn>
+  void for_each_edge_chunk(Fn&& fn) const {
+    const uint64_t blocks = block_count();
+    FirstError error;
+#pragma omp parallel
+    {
+      std::vector<char> raw;
+      std::vector<Edge> edges(kBlockEdges);
+#pragma omp for schedule(dynamic, 1)
+      for (uint64_t b = 0; b < blocks; ++b) error.run([&] { fn(b * kBlockEdges, read_block(b, raw, edges.data())); });
+    }
+    error.rethrow();
+  }
+
+  // Reads everything and checks every block hash.
+  void verify(const ProgressFn& progress = {}) const;
+
+ private:
+  std::string path_;
+  KroneckerSpec spec_;
+  int id_bytes_ = 4;
+  std::vector<uint64_t> block_hashes_;
+};
+
+// Generates the edge list into a new graph directory at path (temporary name, fsync, rename).
+// Refuses an existing path unless force; checks free space first.
+void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, const ProgressFn& progress = {});
+
+}  // namespace strata

@@ -1,0 +1,60 @@
+#include "storage/numa_array.hpp"
+
+#include <numa.h>
+#include <numaif.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "storage/error.hpp"
+#include "storage/file.hpp"
+
+namespace strata {
+
+namespace {
+size_t page_size() {
+  static const size_t p = size_t(::sysconf(_SC_PAGESIZE));
+  return p;
+}
+}  // namespace
+
+PageRegion::PageRegion(size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw Error(errno_message("cannot allocate " + human_bytes(double(bytes)), errno));
+  ::madvise(p, bytes, MADV_HUGEPAGE);  // fewer TLB misses on big random-access arrays; a hint only
+  base_ = p;
+}
+
+PageRegion& PageRegion::operator=(PageRegion&& o) noexcept {
+  if (this != &o) {
+    if (base_) ::munmap(base_, bytes_);
+    base_ = std::exchange(o.base_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+
+PageRegion::~PageRegion() {
+  if (base_) ::munmap(base_, bytes_);
+}
+
+void PageRegion::prefer_node(size_t begin, size_t end, int node) {
+  if (!base_ || numa_available() < 0) return;
+  const size_t ps = page_size();
+  begin = begin / ps * ps;
+  end = std::min(bytes_, (end + ps - 1) / ps * ps);
+  if (begin >= end) return;
+  unsigned long mask = 1UL << node;
+  // MPOL_PREFERRED, not BIND: a full node spills over instead of failing the run.
+  ::mbind(static_cast<char*>(base_) + begin, end - begin, MPOL_PREFERRED, &mask, sizeof(mask) * 8, 0);
+}
+
+void PageRegion::release_from(size_t keep) {
+  const size_t ps = page_size();
+  keep = (keep + ps - 1) / ps * ps;
+  if (base_ && keep < bytes_) ::madvise(static_cast<char*>(base_) + keep, bytes_ - keep, MADV_DONTNEED);
+}
+
+}  // namespace strata
