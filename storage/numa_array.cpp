@@ -48,7 +48,8 @@ void PageRegion::prefer_node(size_t begin, size_t end, int node) {
   if (begin >= end) return;
   unsigned long mask = 1UL << node;
   // MPOL_PREFERRED, not BIND: a full node spills over instead of failing the run.
-  ::mbind(static_cast<char*>(base_) + begin, end - begin, MPOL_PREFERRED, &mask, sizeof(mask) * 8, 0);
+  // MPOL_MF_MOVE migrates pages already touched (the CSR is placed after it is built).
+  ::mbind(static_cast<char*>(base_) + begin, end - begin, MPOL_PREFERRED, &mask, sizeof(mask) * 8, MPOL_MF_MOVE);
 }
 
 void PageRegion::release_from(size_t keep) {

@@ -1,0 +1,31 @@
+// A bitmap of vertices: one bit per vertex in 64-bit words, so a word is owned by one thread when work is
+// split on 64-vertex boundaries (no atomics in bottom-up).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "storage/numa_array.hpp"
+
+namespace strata {
+
+class Bitmap {
+ public:
+  Bitmap() = default;
+  explicit Bitmap(uint64_t bits) : words_((bits + 63) / 64) {}
+  uint64_t word_count() const { return words_.size(); }
+  uint64_t* words() { return words_.data(); }
+  const uint64_t* words() const { return words_.data(); }
+  bool test(uint64_t v) const { return (words_[v >> 6] >> (v & 63)) & 1; }
+  void set_atomic(uint64_t v) {
+    std::atomic_ref<uint64_t>(words_[v >> 6]).fetch_or(uint64_t(1) << (v & 63), std::memory_order_relaxed);
+  }
+  void clear_words(uint64_t first, uint64_t last) { std::memset(words_.data() + first, 0, (last - first) * 8); }
+  void prefer_node(uint64_t first_word, uint64_t last_word, int node) { words_.prefer_node(first_word, last_word, node); }
+  void swap(Bitmap& other) { std::swap(words_, other.words_); }
+
+ private:
+  NumaArray<uint64_t> words_;
+};
+
+}  // namespace strata

@@ -1,0 +1,78 @@
+#include "engine/topology.hpp"
+
+#include <numa.h>
+#include <omp.h>
+#include <sched.h>
+
+#include <algorithm>
+
+namespace strata {
+
+Topology Topology::detect() {
+  Topology t;
+  if (numa_available() >= 0) {
+    struct bitmask* cpus = numa_allocate_cpumask();
+    for (int node = 0; node <= numa_max_node(); ++node) {
+      if (numa_node_to_cpus(node, cpus) != 0) continue;
+      std::vector<int> list;
+      for (unsigned c = 0; c < cpus->size; ++c)
+        if (numa_bitmask_isbitset(cpus, c)) list.push_back(int(c));
+      if (!list.empty()) t.node_cpus.push_back(std::move(list));
+    }
+    numa_free_cpumask(cpus);
+  }
+  if (t.node_cpus.empty()) {  // no NUMA support: one node with every CPU we may run on
+    cpu_set_t set;
+    sched_getaffinity(0, sizeof set, &set);
+    std::vector<int> list;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) list.push_back(c);
+    t.node_cpus.push_back(list);
+  }
+  return t;
+}
+
+int Partitioning::part_of(uint64_t v) const {
+  return int(std::upper_bound(bounds.begin(), bounds.end(), v) - bounds.begin()) - 1;
+}
+
+std::string Partitioning::describe() const {
+  std::string s;
+  for (int p = 0; p < parts(); ++p)
+    s += (p ? ", " : "") + std::string("[") + std::to_string(begin(p)) + "," + std::to_string(end(p)) + ")@node" +
+         std::to_string(node[p]);
+  return s;
+}
+
+Partitioning Partitioning::balanced(const std::vector<uint64_t>& work_prefix, int parts, const Topology& topo) {
+  Partitioning p;
+  const uint64_t n = work_prefix.size() - 1, total = work_prefix.back();
+  p.bounds.push_back(0);
+  for (int k = 1; k < parts; ++k) {
+    const uint64_t target = total / parts * k;
+    uint64_t v = uint64_t(std::lower_bound(work_prefix.begin(), work_prefix.end(), target) - work_prefix.begin());
+    v = std::min(n, (v + 63) / 64 * 64);
+    p.bounds.push_back(std::max(v, p.bounds.back()));
+  }
+  p.bounds.push_back(n);
+  for (int k = 0; k < parts; ++k) p.node.push_back(k % topo.nodes());
+  return p;
+}
+
+void pin_threads(const Partitioning& parts, const Topology& topo, int threads) {
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int node = parts.node[parts.home_part(t, threads)];
+    const std::vector<int>& cpus = topo.node_cpus[node];
+    // Threads sharing a node spread over its CPUs.
+    int rank_in_node = 0;
+    for (int u = 0; u < t; ++u) rank_in_node += parts.node[parts.home_part(u, threads)] == node;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpus[rank_in_node % cpus.size()], &set);
+    sched_setaffinity(0, sizeof set, &set);
+  }
+}
+
+}  // namespace strata

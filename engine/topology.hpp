@@ -1,0 +1,35 @@
+// NUMA topology (libnuma) and the partitioning of vertices into contiguous ranges, one per part, each part
+// on a node. `parts` may exceed the real node count (parts map to nodes round-robin), so the partitioned
+// code paths run and are tested on a one-node machine.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct Topology {
+  std::vector<std::vector<int>> node_cpus;  // CPUs of each node with memory; one entry without NUMA
+  int nodes() const { return int(node_cpus.size()); }
+  static Topology detect();
+};
+
+struct Partitioning {
+  std::vector<uint64_t> bounds;  // parts + 1 vertex bounds, multiples of 64 (one bitmap word per owner)
+  std::vector<int> node;         // NUMA node of each part
+  int parts() const { return int(node.size()); }
+  uint64_t begin(int p) const { return bounds[p]; }
+  uint64_t end(int p) const { return bounds[p + 1]; }
+  int part_of(uint64_t v) const;
+  // The part a thread serves first; with more parts than threads a thread serves several in turn.
+  int home_part(int thread, int threads) const { return int(int64_t(thread) * parts() / threads); }
+  std::string describe() const;
+
+  // Splits [0, n) into `parts` ranges of roughly equal work, work(v) = degree(v) + 1 summed over a range.
+  static Partitioning balanced(const std::vector<uint64_t>& work_prefix, int parts, const Topology& topo);
+};
+
+// Pins OpenMP thread t of a team of `threads` to a CPU of its home part's node.
+void pin_threads(const Partitioning& parts, const Topology& topo, int threads);
+
+}  // namespace strata

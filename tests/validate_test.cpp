@@ -1,0 +1,189 @@
+// A validator that cannot catch a planted error is a bug: plant each kind into a correct result.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bfs/hybrid_bfs.hpp"
+#include "engine/build_csr.hpp"
+#include "engine/placement.hpp"
+#include "generators/edge_stream.hpp"
+#include "validate/stats.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+namespace {
+
+constexpr uint32_t kNone = uint32_t(-1);
+
+class PlantedErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g = build_csr<uint32_t>(source);
+    Partitioning p = Partitioning::balanced(work_prefix(g), 1, Topology::detect());
+    HybridBfs<uint32_t> bfs(g, p, BfsOptions{});
+    parent.resize(g.n);
+    bfs.search(internal_ids(g, {root})[0], parent.data());
+    nedge = bfs.reached_raw_degree_sum() / 2;
+    for (uint64_t v = 0; v < g.n; ++v) {
+      adjacent.emplace_back();
+      for (uint32_t u : g.neighbors(internal_ids(g, {v})[0])) adjacent.back().push_back(g.to_input[u]);
+    }
+    level.assign(g.n, -1);
+    for (uint64_t v = 0; v < g.n; ++v)
+      if (parent[v] != kNone) {
+        int d = 0;
+        for (uint64_t u = v; u != root; u = parent[u]) ++d;
+        level[v] = d;
+      }
+  }
+  Verdict check(const std::vector<uint32_t>& p, uint64_t claimed) {
+    SearchToCheck<uint32_t> c{root, p.data(), claimed};
+    return validate_searches<uint32_t>(source, {&c, 1})[0];
+  }
+  bool is_edge(uint64_t a, uint64_t b) {
+    for (uint64_t x : adjacent[a])
+      if (x == b) return true;
+    return false;
+  }
+  bool has_children(uint64_t v) {
+    for (uint64_t u = 0; u < g.n; ++u)
+      if (u != v && parent[u] == v) return true;
+    return false;
+  }
+  void expect_rule(const Verdict& v, std::initializer_list<int> rules, const char* what) {
+    EXPECT_FALSE(v.valid) << what << " was not caught";
+    bool named = false;
+    for (int r : rules) named |= v.rule == r && v.message.find("rule " + std::to_string(r)) == 0;
+    EXPECT_TRUE(named) << what << ": " << v.message;
+  }
+
+  KroneckerSpec spec{10, 16, 2, 3};
+  GeneratedEdges source{Kronecker(spec)};
+  Csr<uint32_t> g;
+  const uint64_t root = 458;
+  std::vector<uint32_t> parent;
+  std::vector<std::vector<uint64_t>> adjacent;
+  std::vector<int> level;
+  uint64_t nedge = 0;
+};
+
+TEST_F(PlantedErrors, CorrectResultPasses) {
+  Verdict v = check(parent, nedge);
+  EXPECT_TRUE(v.valid) << v.message;
+  EXPECT_EQ(v.nedge, 16239u);
+}
+
+TEST_F(PlantedErrors, CycleInsideRootComponent) {
+  auto p = parent;
+  for (uint64_t v = 0; v < g.n; ++v)
+    if (level[v] == 3) {
+      p[parent[v]] = uint32_t(v);  // v -> parent(v) -> v
+      break;
+    }
+  Verdict v = check(p, nedge);
+  expect_rule(v, {1}, "cycle inside the component");
+  EXPECT_NE(v.message.find("cycle"), std::string::npos) << v.message;
+}
+
+TEST_F(PlantedErrors, CycleOutsideRootComponent) {
+  // The reference 3.0 validator can miss this one.
+  auto p = parent;
+  std::vector<uint64_t> outside;
+  for (uint64_t v = 0; v < g.n && outside.size() < 3; ++v)
+    if (parent[v] == kNone) outside.push_back(v);
+  ASSERT_EQ(outside.size(), 3u);
+  p[outside[0]] = uint32_t(outside[1]);
+  p[outside[1]] = uint32_t(outside[2]);
+  p[outside[2]] = uint32_t(outside[0]);
+  Verdict v = check(p, nedge);
+  expect_rule(v, {1}, "cycle outside the component");
+  EXPECT_NE(v.message.find("cycle"), std::string::npos) << v.message;
+}
+
+TEST_F(PlantedErrors, LevelSkip) {
+  // v hangs from its grandparent: a tree edge spanning two BFS levels, which can never be an input edge.
+  auto p = parent;
+  uint64_t v = 0;
+  while (level[v] < 2) ++v;
+  p[v] = parent[parent[v]];
+  expect_rule(check(p, nedge), {3, 5}, "level skip");
+}
+
+TEST_F(PlantedErrors, MissingReachedVertex) {
+  auto p = parent;
+  uint64_t v = 0;
+  while (level[v] < 1 || has_children(v)) ++v;
+  p[v] = kNone;
+  expect_rule(check(p, nedge), {4}, "a reached vertex left out");
+}
+
+TEST_F(PlantedErrors, ParentWithoutInputEdge) {
+  // Same level as the true parent (so levels stay consistent), but not a neighbour.
+  auto p = parent;
+  for (uint64_t v = 0; v < g.n; ++v) {
+    if (level[v] < 2 || has_children(v)) continue;
+    for (uint64_t w = 0; w < g.n; ++w)
+      if (level[w] == level[v] - 1 && !is_edge(v, w)) {
+        p[v] = uint32_t(w);
+        expect_rule(check(p, nedge), {5}, "parent without an input edge");
+        return;
+      }
+  }
+  FAIL() << "no candidate found";
+}
+
+TEST_F(PlantedErrors, OutOfRangeParent) {
+  auto p = parent;
+  uint64_t v = 0;
+  while (level[v] < 1) ++v;
+  p[v] = uint32_t(g.n + 5);
+  Verdict verdict = check(p, nedge);
+  expect_rule(verdict, {1}, "out-of-range parent");
+  EXPECT_NE(verdict.message.find("out-of-range"), std::string::npos);
+}
+
+TEST_F(PlantedErrors, RootNotItsOwnParent) {
+  auto p = parent;
+  p[root] = uint32_t(adjacent[root][0]);
+  expect_rule(check(p, nedge), {1}, "root not its own parent");
+}
+
+TEST_F(PlantedErrors, WrongNedge) {
+  Verdict v = check(parent, nedge + 1);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.message.find("nedge mismatch"), std::string::npos) << v.message;
+}
+
+TEST_F(PlantedErrors, BatchKeepsVerdictsApart) {
+  auto bad = parent;
+  bad[root] = kNone;
+  std::vector<SearchToCheck<uint32_t>> batch = {{root, parent.data(), nedge}, {root, bad.data(), nedge}};
+  auto v = validate_searches<uint32_t>(source, batch);
+  EXPECT_TRUE(v[0].valid);
+  EXPECT_FALSE(v[1].valid);
+}
+
+TEST(Statistics, QuartilesAndHarmonicMeanFollowTheSpec) {
+  Summary s = summarize({4, 1, 3, 2, 5});
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.firstquartile, 2);  // (s[1] + s[1]) / 2
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.thirdquartile, 4);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));
+  Summary e = summarize({1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(e.firstquartile, 1.5);  // (s[0] + s[1]) / 2
+  EXPECT_DOUBLE_EQ(e.median, 2.5);
+  EXPECT_DOUBLE_EQ(e.thirdquartile, 3.5);
+  // TEPS: 100 edges in 1 s and 100 edges in 0.5 s: harmonic mean 1 / mean(0.01, 0.005) = 133.33...
+  TepsSummary t = summarize_teps({1.0, 0.5}, {100, 100});
+  EXPECT_DOUBLE_EQ(t.harmonic_mean, 1 / 0.0075);
+  EXPECT_DOUBLE_EQ(t.min, 100);
+  EXPECT_DOUBLE_EQ(t.max, 200);
+}
+
+}  // namespace
+}  // namespace strata

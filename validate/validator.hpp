@@ -1,0 +1,200 @@
+// Graph500 validation of BFS parent arrays against the input tuples (GRAPH500.md section 5), untimed:
+//   rule 1  the parents form a tree rooted at the root: every parent in range, no cycle anywhere
+//   rule 2  tree edges join levels that differ by one (levels are tree depths, so 1+3+5 imply it)
+//   rule 3  every input edge joins levels that differ by at most one, or two unreached vertices
+//   rule 4  no input edge joins a reached and an unreached vertex (the tree spans the component)
+//   rule 5  every reached vertex but the root is joined to its parent by an input edge
+// plus nedge (reference 3.0 rule) recounted from the tuples and compared with the search's count.
+// One streaming pass over the tuples checks a whole batch of searches; memory is O(N) per search.
+#pragma once
+#include <omp.h>
+
+#include <atomic>
+#include <memory>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "generators/kronecker.hpp"
+
+namespace strata {
+
+// A search result to check: parent[v] in input labels, Id(-1) for unreached.
+template <class Id>
+struct SearchToCheck {
+  uint64_t root;     // input label
+  const Id* parent;
+  uint64_t nedge;    // the search's count, to be confirmed
+};
+
+struct Verdict {
+  bool valid = true;
+  int rule = 0;          // first rule broken (6 = nedge mismatch)
+  std::string message;   // names the root, the rule and a witness
+  uint64_t nedge = 0;    // recounted from the tuples
+};
+
+namespace validate_detail {
+inline constexpr int32_t kNoLevel = -1;
+inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again means a cycle
+}  // namespace validate_detail
+
+template <class Id>
+class BatchValidator {
+ public:
+  static constexpr Id kUnreached = Id(-1);
+  BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches);
+
+  // Rule 1 for every search (levels from the parent tree); call before the edge pass.
+  void check_trees();
+  // The edge pass: call for every chunk of the tuple list (concurrently from the OpenMP team).
+  void check_edges(std::span<const Edge> edges);
+  // Rule 5 and nedge; returns one verdict per search.
+  std::vector<Verdict> finish();
+
+ private:
+  struct State {
+    std::vector<int32_t> level;           // -1 unreached
+    std::vector<std::atomic<uint64_t>> tree_edge_seen;  // bit per vertex: an input edge joins it to its parent
+    std::atomic<uint64_t> nedge{0};
+    std::mutex mutex;
+    Verdict verdict;
+  };
+  void fail(State& s, int rule, const std::string& what);
+
+  uint64_t n_;
+  std::span<const SearchToCheck<Id>> searches_;
+  std::vector<std::unique_ptr<State>> states_;
+};
+
+
+template <class Id>
+BatchValidator<Id>::BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches) : n_(n), searches_(searches) {
+  for (size_t i = 0; i < searches.size(); ++i) {
+    auto s = std::make_unique<State>();
+    s->level.assign(n, validate_detail::kNoLevel);
+    s->tree_edge_seen = std::vector<std::atomic<uint64_t>>((n + 63) / 64);
+    states_.push_back(std::move(s));
+  }
+}
+
+template <class Id>
+void BatchValidator<Id>::fail(State& s, int rule, const std::string& what) {
+  std::lock_guard lock(s.mutex);
+  if (s.verdict.valid || rule < s.verdict.rule) {
+    s.verdict.valid = false;
+    s.verdict.rule = rule;
+    s.verdict.message = "rule " + std::to_string(rule) + ": " + what;
+  }
+}
+
+template <class Id>
+void BatchValidator<Id>::check_trees() {
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t i = 0; i < searches_.size(); ++i) {
+    const SearchToCheck<Id>& c = searches_[i];
+    State& s = *states_[i];
+    const Id* parent = c.parent;
+    if (c.root >= n_ || parent[c.root] != c.root) {
+      fail(s, 1, "root " + std::to_string(c.root) + " is not its own parent");
+      continue;
+    }
+    s.level[c.root] = 0;
+    std::vector<uint64_t> path;
+    for (uint64_t v = 0; v < n_ && s.verdict.valid; ++v) {
+      if (parent[v] == kUnreached || s.level[v] != validate_detail::kNoLevel) continue;
+      // Walk up until a vertex whose level is known, then assign levels back down the path.
+      uint64_t u = v;
+      path.clear();
+      while (s.level[u] == validate_detail::kNoLevel) {
+        if (parent[u] == kUnreached) {
+          fail(s, 1, "vertex " + std::to_string(path.back()) + " has parent " + std::to_string(u) + ", which is not reached");
+          break;
+        }
+        if (uint64_t(parent[u]) >= n_) {
+          fail(s, 1, "vertex " + std::to_string(u) + " has out-of-range parent " + std::to_string(parent[u]));
+          break;
+        }
+        s.level[u] = validate_detail::kOnPath;
+        path.push_back(u);
+        u = parent[u];
+      }
+      if (!s.verdict.valid) break;
+      if (s.level[u] == validate_detail::kOnPath) {
+        fail(s, 1, "parent pointers form a cycle through vertex " + std::to_string(u));
+        break;
+      }
+      for (int32_t lvl = s.level[u] + 1; !path.empty(); path.pop_back(), ++lvl) s.level[path.back()] = lvl;
+    }
+  }
+}
+
+template <class Id>
+void BatchValidator<Id>::check_edges(std::span<const Edge> edges) {
+  for (size_t i = 0; i < searches_.size(); ++i) {
+    State& s = *states_[i];
+    if (!s.verdict.valid && s.verdict.rule == 1) continue;  // no levels to check against
+    const Id* parent = searches_[i].parent;
+    uint64_t nedge = 0;
+    for (const Edge& e : edges) {
+      if (e.u == e.v) continue;
+      const int32_t lu = s.level[e.u], lv = s.level[e.v];
+      if ((lu < 0) != (lv < 0)) {
+        const uint64_t in = lu < 0 ? e.v : e.u, out = lu < 0 ? e.u : e.v;
+        fail(s, 4, "input edge (" + std::to_string(e.u) + "," + std::to_string(e.v) + ") joins reached vertex " +
+                       std::to_string(in) + " and unreached vertex " + std::to_string(out) +
+                       ": the tree does not span the component");
+        continue;
+      }
+      if (lu < 0) continue;
+      ++nedge;
+      if (lu - lv > 1 || lv - lu > 1)
+        fail(s, 3, "input edge (" + std::to_string(e.u) + "," + std::to_string(e.v) + ") joins levels " +
+                       std::to_string(lu) + " and " + std::to_string(lv));
+      if (parent[e.v] == e.u)
+        s.tree_edge_seen[e.v >> 6].fetch_or(uint64_t(1) << (e.v & 63), std::memory_order_relaxed);
+      if (parent[e.u] == e.v)
+        s.tree_edge_seen[e.u >> 6].fetch_or(uint64_t(1) << (e.u & 63), std::memory_order_relaxed);
+    }
+    s.nedge.fetch_add(nedge, std::memory_order_relaxed);
+  }
+}
+
+template <class Id>
+std::vector<Verdict> BatchValidator<Id>::finish() {
+  std::vector<Verdict> out;
+  for (size_t i = 0; i < searches_.size(); ++i) {
+    State& s = *states_[i];
+    const SearchToCheck<Id>& c = searches_[i];
+    if (s.verdict.valid || s.verdict.rule > 1) {
+      for (uint64_t v = 0; v < n_; ++v) {
+        if (v == c.root || c.parent[v] == kUnreached) continue;
+        if (!((s.tree_edge_seen[v >> 6].load(std::memory_order_relaxed) >> (v & 63)) & 1)) {
+          fail(s, 5, "vertex " + std::to_string(v) + " has parent " + std::to_string(c.parent[v]) +
+                         " but no input edge joins them");
+          break;
+        }
+      }
+    }
+    s.verdict.nedge = s.nedge.load();
+    if (s.verdict.valid && s.verdict.nedge != c.nedge)
+      fail(s, 6, "nedge mismatch: the search counted " + std::to_string(c.nedge) + ", the input tuples give " +
+                     std::to_string(s.verdict.nedge));
+    if (!s.verdict.valid && s.verdict.rule == 6) s.verdict.message = s.verdict.message.substr(8);  // not a spec rule
+    out.push_back(s.verdict);
+  }
+  return out;
+}
+
+// Validates a batch against an edge source (GeneratedEdges, GraphDir).
+template <class Id, class Source>
+std::vector<Verdict> validate_searches(const Source& source, std::span<const SearchToCheck<Id>> searches) {
+  BatchValidator<Id> v(source.spec().vertex_count(), searches);
+  v.check_trees();
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { v.check_edges(edges); });
+  return v.finish();
+}
+
+}  // namespace strata
