@@ -19,9 +19,10 @@ enum class Direction { kHybrid, kTopDown, kBottomUp };
 
 struct BfsOptions {
   // Switch to bottom-up when the frontier's edges exceed unexplored edges / alpha; back to top-down when the
-  // frontier shrinks below n / beta. Defaults tuned on Kronecker graphs (see bench/README.md).
-  double alpha = 64;
-  double beta = 4;
+  // frontier shrinks below n / beta. NETALX uses alpha=64, beta=4; on Kronecker graphs with degree-ordered
+  // ids 15 and 18 measured faster here (bench/tune_alpha_beta.sh, figures in bench/README.md).
+  double alpha = 15;
+  double beta = 18;
   Direction direction = Direction::kHybrid;
   bool trace = false;
 };

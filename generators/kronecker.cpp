@@ -6,13 +6,6 @@ namespace strata {
 
 namespace {
 
-inline uint64_t bitreverse64(uint64_t x) {
-  x = __builtin_bswap64(x);
-  x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
-  x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
-  x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
-  return x;
-}
 
 // Initiator A=0.57, B=C=0.19 out of 10000; 3647 = 0x7FFFFFFF mod 10000 (rejection avoids modulo bias).
 constexpr uint64_t kB = 1900, kC = 1900, kA = 5700;
@@ -51,15 +44,6 @@ Kronecker::Kronecker(const KroneckerSpec& spec) : spec_(spec), seed_(mrg_seed(sp
   val1_ = c * 0xFFFFFFFFULL + d;
 }
 
-uint64_t Kronecker::scramble(uint64_t v) const {
-  const int shift = 64 - spec_.scale;
-  v += val0_ + val1_;
-  v *= (val0_ | 0x4519840211493211ULL);
-  v = bitreverse64(v) >> shift;
-  v *= (val1_ | 0x3050852102C843A5ULL);
-  v = bitreverse64(v) >> shift;
-  return v;
-}
 
 void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
   if (begin >= end) return;

@@ -25,6 +25,14 @@ struct Edge {
   uint64_t u, v;
 };
 
+inline uint64_t bitreverse64(uint64_t x) {
+  x = __builtin_bswap64(x);
+  x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
+  x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
+  x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
+  return x;
+}
+
 class Kronecker {
  public:
   explicit Kronecker(const KroneckerSpec& spec);
@@ -32,7 +40,16 @@ class Kronecker {
 
   // Writes edges [begin, end) to out[0 .. end-begin).
   void generate(uint64_t begin, uint64_t end, Edge* out) const;
-  uint64_t scramble(uint64_t v) const;
+  // The reference's vertex permutation, a bijection on [0, N); inline because it runs twice per edge.
+  uint64_t scramble(uint64_t v) const {
+    const int shift = 64 - spec_.scale;
+    v += val0_ + val1_;
+    v *= (val0_ | 0x4519840211493211ULL);
+    v = bitreverse64(v) >> shift;
+    v *= (val1_ | 0x3050852102C843A5ULL);
+    v = bitreverse64(v) >> shift;
+    return v;
+  }
   uint64_t scramble_val0() const { return val0_; }
   uint64_t scramble_val1() const { return val1_; }
 

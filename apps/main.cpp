@@ -1,0 +1,168 @@
+// strata: Graph500 BFS across the memory hierarchy. Subcommands: generate, info, run.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "apps/progress.hpp"
+#include "apps/run_config.hpp"
+#include "generators/edge_digest.hpp"
+#include "generators/kronecker.hpp"
+#include "storage/error.hpp"
+#include "storage/file.hpp"
+#include "storage/graph_dir.hpp"
+
+namespace strata {
+namespace {
+
+struct SpecFlags {
+  int scale = 16;
+  uint64_t edgefactor = 16;
+  std::string seed = "2,3";
+};
+
+void add_spec_flags(CLI::App* cmd, SpecFlags& f, bool scale_required) {
+  auto* s = cmd->add_option("--scale,-s", f.scale, "log2 of the vertex count (1..40)");
+  if (scale_required) s->required();
+  cmd->add_option("--edgefactor,-e", f.edgefactor, "edge tuples per vertex")->capture_default_str();
+  cmd->add_option("--seed", f.seed, "the two 64-bit generator seeds, as A,B")->capture_default_str();
+}
+
+uint64_t parse_u64(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  uint64_t x = 0;
+  try {
+    if (text.empty() || text[0] == '-') throw std::invalid_argument(text);
+    x = std::stoull(text, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw Error(fmt::format("malformed {} '{}': expected an unsigned 64-bit integer", what, text));
+  return x;
+}
+
+KroneckerSpec make_spec(const SpecFlags& f) {
+  const size_t comma = f.seed.find(',');
+  if (comma == std::string::npos || f.seed.find(',', comma + 1) != std::string::npos)
+    throw Error(fmt::format("malformed --seed '{}': expected two integers A,B", f.seed));
+  KroneckerSpec spec{f.scale, f.edgefactor, parse_u64(f.seed.substr(0, comma), "seed"),
+                     parse_u64(f.seed.substr(comma + 1), "seed")};
+  if (std::string why = spec.check(); !why.empty()) throw Error(why);
+  return spec;
+}
+
+int cmd_generate(const SpecFlags& flags, const std::string& out, bool checksum, bool force) {
+  const KroneckerSpec spec = make_spec(flags);
+  if (out.empty() && !checksum) throw Error("generate needs --out DIR or --checksum");
+  Kronecker gen(spec);
+  if (checksum) {
+    Progress progress("generating");
+    const EdgeListDigest d = digest_edge_list(gen, [&](uint64_t done, uint64_t total) { progress.update(done, total); });
+    std::printf("edges: %llu\nself_loops: %llu\nfnv1a64: 0x%016llx\n", (unsigned long long)d.edges,
+                (unsigned long long)d.self_loops, (unsigned long long)d.fnv1a64);
+  }
+  if (!out.empty()) {
+    const double t0 = omp_get_wtime();
+    {
+      Progress progress("writing " + out);
+      write_graph_dir(gen, out, force, [&](uint64_t done, uint64_t total) { progress.update(done, total); });
+    }
+    std::fprintf(stderr, "wrote %s: SCALE %d, %llu edges in %.2f s\n", out.c_str(), spec.scale,
+                 (unsigned long long)spec.edge_count(), omp_get_wtime() - t0);
+  }
+  return 0;
+}
+
+int cmd_info(const std::string& dir) {
+  const GraphDir g = GraphDir::open(dir);
+  const KroneckerSpec& s = g.spec();
+  std::printf("graph: %s\nformat: strata edge list, version 1\nSCALE: %d\nedgefactor: %llu\nseed: %llu,%llu\n"
+              "vertices: %llu\nedges: %llu\nid_bytes: %d\ndata_bytes: %llu\nblocks: %llu\n",
+              dir.c_str(), s.scale, (unsigned long long)s.edgefactor, (unsigned long long)s.seed1,
+              (unsigned long long)s.seed2, (unsigned long long)s.vertex_count(), (unsigned long long)g.edge_count(),
+              g.id_bytes(), (unsigned long long)g.data_bytes(), (unsigned long long)g.block_count());
+  {
+    Progress progress("checking");
+    g.verify([&](uint64_t done, uint64_t total) { progress.update(done, total); });
+  }
+  std::printf("checksums: ok\n");
+  return 0;
+}
+
+int main_checked(int argc, char** argv) {
+  CLI::App app{"strata: Graph500 BFS on Kronecker graphs, in DRAM and beyond"};
+  app.require_subcommand(1);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("strata: error: ") + e.what() + "\n"; });
+
+  SpecFlags gen_flags;
+  std::string gen_out;
+  bool gen_checksum = false, gen_force = false;
+  auto* gen = app.add_subcommand("generate", "generate a Kronecker edge list (Graph500 kernel 0)");
+  add_spec_flags(gen, gen_flags, true);
+  gen->add_option("--out,-o", gen_out, "write a graph directory here");
+  gen->add_flag("--checksum", gen_checksum, "store nothing; print edges, self_loops and fnv1a64 of the list");
+  gen->add_flag("--force", gen_force, "replace an existing graph directory");
+
+  std::string info_dir;
+  auto* info = app.add_subcommand("info", "describe a graph directory and check its checksums");
+  info->add_option("DIR", info_dir, "graph directory")->required();
+
+  SpecFlags run_flags;
+  RunConfig cfg;
+  std::string numa = "auto";
+  bool no_validate = false, td_only = false, bu_only = false;
+  auto* run = app.add_subcommand("run", "a Graph500 BFS run: construction, searches, validation, statistics");
+  add_spec_flags(run, run_flags, false);
+  auto* graph_opt = run->add_option("--graph,-g", cfg.graph_dir, "run on a graph directory instead of generating");
+  graph_opt->excludes(run->get_option("--scale"));
+  graph_opt->excludes(run->get_option("--edgefactor"));
+  graph_opt->excludes(run->get_option("--seed"));
+  run->add_option("--roots", cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  run->add_option("--threads,-t", cfg.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
+  run->add_option("--alpha", cfg.bfs.alpha, "top-down to bottom-up when frontier edges > unexplored edges / alpha")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  run->add_option("--beta", cfg.bfs.beta, "bottom-up to top-down when the frontier < vertices / beta")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  run->add_option("--numa-nodes", numa, "vertex partitions: auto (one per NUMA node) or K")->capture_default_str();
+  run->add_flag("--no-validate", no_validate, "skip validation (results are then not submittable)");
+  run->add_flag("--top-down-only", td_only, "never switch to bottom-up (for experiments)");
+  run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
+  run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
+  run->add_option("--json", cfg.json_path, "also write the results as JSON to this file");
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (*gen) return cmd_generate(gen_flags, gen_out, gen_checksum, gen_force);
+  if (*info) return cmd_info(info_dir);
+  if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
+  cfg.validate = !no_validate;
+  if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
+  cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
+  if (numa != "auto") {
+    const uint64_t k = parse_u64(numa, "--numa-nodes");
+    if (k < 1 || k > 1024) throw Error(fmt::format("--numa-nodes must be auto or 1..1024 (got {})", numa));
+    cfg.numa_parts = int(k);
+  }
+  return run_graph500(cfg);
+}
+
+}  // namespace
+}  // namespace strata
+
+int main(int argc, char** argv) {
+  // A file-size limit should fail a write with EFBIG (reported and cleaned up), not kill the process.
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    return strata::main_checked(argc, argv);
+  } catch (const strata::Error& e) {
+    std::fprintf(stderr, "strata: error: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "strata: error: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata: error: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The strata command line end to end: output contracts and every bad input's one-line error.
+set -uo pipefail
+strata=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+
+# expect_error "what" "message fragment" command...: non-zero exit, one stderr line naming the cause.
+expect_error() {
+  local what=$1 fragment=$2
+  shift 2
+  local err rc
+  err=$("$@" 2>&1 >/dev/null)
+  rc=$?
+  if ((rc == 0)); then echo "FAIL: $what: exit 0"; ((failures++)); return; fi
+  if [[ $err != *"$fragment"* ]]; then echo "FAIL: $what: stderr lacks '$fragment': $err"; ((failures++)); return; fi
+  if (($(printf '%s\n' "$err" | wc -l) != 1)); then echo "FAIL: $what: not one line: $err"; ((failures++)); return; fi
+  ((pass++))
+}
+expect() {
+  local what=$1
+  shift
+  if "$@"; then ((pass++)); else echo "FAIL: $what"; ((failures++)); fi
+}
+
+# --checksum prints the contract lines (values from GRAPH500.md section 6)
+out=$("$strata" generate --scale 10 --checksum)
+expect "checksum edges" grep -qx "edges: 16384" <<<"$out"
+expect "checksum self_loops" grep -qx "self_loops: 144" <<<"$out"
+expect "checksum fnv line" grep -qE "^fnv1a64: 0x[0-9a-f]{16}$" <<<"$out"
+
+expect_error "SCALE 0" "SCALE must be in 1..40" "$strata" generate --scale 0 --checksum
+expect_error "SCALE 41" "SCALE must be in 1..40" "$strata" run --scale 41
+expect_error "edgefactor 0" "edgefactor must be at least 1" "$strata" generate --scale 5 --edgefactor 0 --checksum
+expect_error "malformed seed" "malformed --seed" "$strata" generate --scale 5 --seed 7 --checksum
+expect_error "malformed seed number" "malformed seed" "$strata" generate --scale 5 --seed 1,x --checksum
+expect_error "negative seed" "malformed seed" "$strata" generate --scale 5 --seed -1,2 --checksum
+expect_error "unknown flag" "--bogus" "$strata" run --scale 5 --bogus
+expect_error "too big for memory" "of memory for an in-core run" "$strata" run --scale 36
+expect_error "unwritable out" "cannot create" "$strata" generate --scale 5 --out /proc/strata-graph
+expect_error "missing graph" "does not exist" "$strata" run --graph "$tmp/nothing"
+
+"$strata" generate --scale 8 --out "$tmp/g" 2>/dev/null
+expect "generate writes a directory" test -f "$tmp/g/graph.hdr"
+expect_error "existing out" "already exists" "$strata" generate --scale 8 --out "$tmp/g"
+expect "info ok" bash -c "'$strata' info '$tmp/g' | grep -qx 'checksums: ok'"
+expect "force replaces" "$strata" generate --scale 9 --out "$tmp/g" --force
+expect "info sees new SCALE" bash -c "'$strata' info '$tmp/g' | grep -qx 'SCALE: 9'"
+
+# A full disk (here a file-size limit) fails the write and leaves nothing behind.
+expect_error "full disk" "cannot write" bash -c "ulimit -f 64; exec '$strata' generate --scale 12 --out '$tmp/full'"
+expect "no partial output" bash -c "! ls '$tmp' | grep -q full"
+
+cp -r "$tmp/g" "$tmp/trunc" && truncate -s -16 "$tmp/trunc/edges.bin"
+expect_error "truncated" "truncated" "$strata" info "$tmp/trunc"
+expect_error "truncated run" "truncated" "$strata" run --graph "$tmp/trunc" --roots 2
+cp -r "$tmp/g" "$tmp/flip" && printf '\x55' | dd of="$tmp/flip/edges.bin" bs=1 seek=1000 conv=notrunc 2>/dev/null
+expect_error "bit flip info" "checksum mismatch" "$strata" info "$tmp/flip"
+expect_error "bit flip run" "checksum mismatch" "$strata" run --graph "$tmp/flip" --roots 2
+cp -r "$tmp/g" "$tmp/magic" && printf 'X' | dd of="$tmp/magic/graph.hdr" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect_error "bad magic" "bad magic" "$strata" info "$tmp/magic"
+
+# A run prints every statistics key and writes the JSON contract.
+"$strata" run --graph "$tmp/g" --roots 8 --numa-nodes 2 --json "$tmp/r.json" >"$tmp/run.txt" 2>/dev/null
+expect "run exit 0" test $? -eq 0
+for key in SCALE edgefactor NBFS graph_generation num_mpi_processes construction_time bfs_min_time \
+  bfs_firstquartile_time bfs_median_time bfs_thirdquartile_time bfs_max_time bfs_mean_time bfs_stddev_time \
+  min_nedge firstquartile_nedge median_nedge thirdquartile_nedge max_nedge mean_nedge stddev_nedge bfs_min_TEPS \
+  bfs_firstquartile_TEPS bfs_median_TEPS bfs_thirdquartile_TEPS bfs_max_TEPS bfs_harmonic_mean_TEPS \
+  bfs_harmonic_stddev_TEPS bfs_min_validate bfs_firstquartile_validate bfs_median_validate \
+  bfs_thirdquartile_validate bfs_max_validate bfs_mean_validate bfs_stddev_validate; do
+  expect "block has $key" grep -q "^$key: " "$tmp/run.txt"
+done
+expect "json contract" python3 - "$tmp/r.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+need = ["scale", "edgefactor", "seed", "nbfs", "placement", "threads", "graph_generation", "construction_time",
+        "bfs_harmonic_mean_TEPS", "bfs_median_time", "searches"]
+assert all(k in j for k in need), [k for k in need if k not in j]
+assert j["placement"] == "in-core" and j["nbfs"] == 8 and j["scale"] == 9 and j["seed"] == [2, 3]
+for s in j["searches"]:
+    assert set(["root", "time", "nedge", "teps", "validate_time", "valid"]) <= set(s) and s["valid"] is True
+PY
+"$strata" run --scale 10 --roots 3 --trace >/dev/null 2>"$tmp/trace.txt"
+expect "trace lines" grep -qE "^trace: search 0 root 458 level 0 top-down frontier 1 edges [0-9]+ time" "$tmp/trace.txt"
+
+echo "$pass passed, $failures failed"
+((failures == 0))
