@@ -160,6 +160,7 @@ class HybridBfs {
       std::vector<std::vector<Id>> local(k);
       for (auto& l : local) l.reserve(kLocalQueue);
       auto publish = [&](int q) {
+        if (local[q].empty()) return;
         const uint64_t at = next_size_[q].fetch_add(local[q].size(), std::memory_order_relaxed);
         std::memcpy(next_queue_[q].data() + at, local[q].data(), local[q].size() * sizeof(Id));
         local[q].clear();
@@ -254,7 +255,7 @@ class HybridBfs {
         for (uint64_t w = word_begin(p); w < word_end(p); ++w)
           for (uint64_t bits = words[w]; bits; bits &= bits - 1) local.push_back(Id(w * 64 + __builtin_ctzll(bits)));
         const uint64_t at = size.fetch_add(local.size());
-        std::memcpy(q + at, local.data(), local.size() * sizeof(Id));
+        if (!local.empty()) std::memcpy(q + at, local.data(), local.size() * sizeof(Id));
       }
       cur_size_[p] = size.load();
       total += cur_size_[p];
