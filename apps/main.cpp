@@ -128,6 +128,9 @@ int main_checked(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   run->add_option("--numa-nodes", numa, "vertex partitions: auto (one per NUMA node) or K")->capture_default_str();
   run->add_flag("--no-validate", no_validate, "skip validation (results are then not submittable)");
+  run->add_option("--validate-batch", cfg.validate_batch,
+                  "searches checked per pass over the tuples (default: what fits in kernel 1's peak memory)")
+      ->check(CLI::Range(1, 1 << 20));
   run->add_flag("--top-down-only", td_only, "never switch to bottom-up (for experiments)");
   run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
   run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");

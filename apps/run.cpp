@@ -27,12 +27,22 @@ namespace {
 
 double now() { return omp_get_wtime(); }
 
-// How many searches one validation pass checks: each kept result costs a parent array and a level array,
-// allowed up to a quarter of the graph's size (at least 256 MiB), at most 64.
-int validation_batch(uint64_t n, int id_bytes, uint64_t graph_bytes, int roots) {
-  const uint64_t per_search = n * (uint64_t(id_bytes) + 4) + n / 8;
-  const uint64_t allowance = std::max<uint64_t>(uint64_t(256) << 20, graph_bytes / 4);
-  return int(std::clamp<uint64_t>(allowance / std::max<uint64_t>(per_search, 1), 1, uint64_t(std::max(roots, 1))));
+// How many searches one validation pass checks. Each kept result costs a parent array and a level array
+// (the first search's levels live in the search's idle parent array). By default validation only uses what
+// kernel 1's peak already proved available -- the pre-dedup adjacency that deduplication gave back -- so a
+// run's peak is its construction's; --validate-batch trades memory for fewer passes over the tuples.
+template <class Id>
+int validation_batch(const Csr<Id>& g, int requested, int roots) {
+  if (requested > 0) return std::min(requested, roots);
+  uint64_t raw_entries = 0;
+#pragma omp parallel for reduction(+ : raw_entries)
+  for (uint64_t v = 0; v < g.n; ++v) raw_entries += g.raw_degree(v);
+  const uint64_t n = g.n, id = sizeof(Id);
+  const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
+  const uint64_t in_use = g.bytes() + 2 * n * id + n / 4;               // graph, two parent arrays, bitmaps
+  const uint64_t per_search = n * (id + 4) + n / 8;
+  const uint64_t extra = build_peak > in_use ? (build_peak - in_use) / per_search : 0;
+  return int(std::clamp<uint64_t>(1 + extra, 1, uint64_t(roots)));
 }
 
 // The input labels of the roots mapped to internal ids in one pass.
@@ -67,7 +77,7 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
       progress.update(done, total);
     });
   }
-  const Partitioning partitioning = Partitioning::balanced(work_prefix(g), parts, topo);
+  const Partitioning partitioning = partition_by_work(g, parts, topo);
   place_on_nodes(g, partitioning);
   const double construction_time = now() - t0;
   pin_threads(partitioning, topo, threads);
@@ -75,27 +85,25 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
   // Roots exactly as the reference chooses them: vertices with an edge other than self-loops.
   std::vector<uint64_t> has_edge_words((g.n + 63) / 64, 0);
   for (uint64_t v = 0; v < g.n; ++v)
-    if (g.raw_degree[v] > 0) has_edge_words[g.to_input[v] >> 6] |= uint64_t(1) << (g.to_input[v] & 63);
+    if (g.degree(v) > 0) has_edge_words[g.to_input[v] >> 6] |= uint64_t(1) << (g.to_input[v] & 63);
   const std::vector<uint64_t> roots = search_roots(spec, cfg.roots, [&](uint64_t v) { return (has_edge_words[v >> 6] >> (v & 63)) & 1; });
   std::vector<uint64_t>().swap(has_edge_words);
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", spec.scale));
   const std::vector<Id> internal = roots_to_internal(g, roots);
 
   HybridBfs<Id> bfs(g, partitioning, cfg.bfs);
-  const int batch = cfg.validate ? validation_batch(g.n, sizeof(Id), g.bytes(), int(roots.size())) : 1;
-  std::vector<std::vector<Id>> kept(batch, std::vector<Id>(g.n));
+  const int batch = cfg.validate ? validation_batch(g, cfg.validate_batch, int(roots.size())) : 1;
+  std::vector<std::vector<Id>> kept(batch);  // built one by one: copying a prototype would hold two at once
+  for (auto& k : kept) k.resize(g.n);
   std::vector<SearchRecord> records;
   std::vector<SearchToCheck<Id>> pending;
   std::string failure;
 
-  {  // Warm-up search, untimed and not reported.
-    std::vector<Id> scratch(g.n);
-    bfs.search(internal[0], scratch.data());
-  }
+  bfs.search(internal[0], kept[0].data());  // warm-up search, untimed and not reported
   auto validate_pending = [&] {
     if (pending.empty()) return;
     const double v0 = now();
-    std::vector<Verdict> verdicts = validate_searches<Id>(source, pending);
+    std::vector<Verdict> verdicts = validate_searches<Id>(source, pending, bfs.idle_memory());
     const double each = (now() - v0) / double(pending.size());
     const size_t first = records.size() - pending.size();
     for (size_t i = 0; i < pending.size(); ++i) {
@@ -148,6 +156,7 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
   j["alpha"] = cfg.bfs.alpha;
   j["beta"] = cfg.bfs.beta;
   j["validated"] = cfg.validate;
+  j["validate_batch"] = batch;
   j["csr_bytes"] = g.bytes();
   j["directed_edges"] = g.directed_edges();
   for (const auto& [key, value] : stats) j[key] = value;

@@ -16,6 +16,7 @@ struct RunConfig {
   int numa_parts = 0;     // 0: one per NUMA node
   BfsOptions bfs;
   bool validate = true;
+  int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
   std::string json_path;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "bfs/bitmap.hpp"
@@ -107,11 +108,17 @@ class HybridBfs {
     return stats;
   }
 
+  // The internal parent array, idle between searches (a search resets it): lent out, e.g. to validation,
+  // so that work between searches adds nothing to the peak. Read reached_raw_degree_sum() first.
+  std::span<int32_t> idle_memory() {
+    return {reinterpret_cast<int32_t*>(parent_.data()), parent_.bytes() / sizeof(int32_t)};
+  }
+
   // Sum of raw degrees over reached vertices of the last search: 2 * nedge by the reference rule.
   uint64_t reached_raw_degree_sum() const {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < g_.n; ++v) sum += parent_[v] != kNone ? uint64_t(g_.raw_degree[v]) : 0;
+    for (uint64_t v = 0; v < g_.n; ++v) sum += parent_[v] != kNone ? g_.raw_degree(v) : 0;
     return sum;
   }
 
@@ -207,20 +214,25 @@ class HybridBfs {
 #pragma omp parallel reduction(+ : awake, new_examined)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
       const uint64_t w_end = std::min(word_end(p), word_begin(p) + (c + 1) * kWordChunk);
+      const Id* adj = g_.adj.data();
       for (uint64_t w = word_begin(p) + c * kWordChunk; w < w_end; ++w) {
         uint64_t bits = 0;
         const uint64_t v_end = std::min(active_, w * 64 + 64);
+        // Vertices in order: each list ends where the next begins, one offsets lookup per vertex.
+        uint64_t begin = w * 64 < v_end ? g_.offsets[w * 64] : 0;
         for (uint64_t v = w * 64; v < v_end; ++v) {
-          if (parent_[v] != kNone) continue;
-          for (const Id u : g_.neighbors(v)) {
-            ++new_examined;
-            if ((front[u >> 6] >> (u & 63)) & 1) {
-              parent_[v] = u;
+          const uint64_t end = g_.offsets[v + 1];
+          if (parent_[v] == kNone) {
+            uint64_t i = begin;  // first neighbour in the frontier: highest degree first, so usually early
+            while (i < end && !((front[adj[i] >> 6] >> (adj[i] & 63)) & 1)) ++i;
+            new_examined += std::min(i + 1, end) - begin;
+            if (i < end) {
+              parent_[v] = adj[i];
               bits |= uint64_t(1) << (v & 63);
               ++awake;
-              break;
             }
           }
+          begin = end;
         }
         next[w] = bits;
       }

@@ -1,6 +1,7 @@
 // Kernel 1: builds the search CSR from an edge source in two streaming passes (count, fill), never holding
-// the tuple list. Peak memory: the pre-dedup adjacency (2 ids per tuple) + offsets + two id arrays,
-// about 9 bytes per tuple with 32-bit ids; duplicates are then removed and their pages handed back.
+// the tuple list. Peak memory is the pre-dedup adjacency (2 ids per tuple) + offsets + one id array:
+// 8.75 bytes per tuple with 32-bit ids. Duplicates are then removed and their pages handed back as the
+// compaction sweeps past them.
 #pragma once
 #include <omp.h>
 
@@ -18,11 +19,26 @@ namespace strata {
 
 using BuildProgress = std::function<void(const char* phase, uint64_t done, uint64_t total)>;
 
+namespace build_detail {
+
+// Edges are handled in small batches, each a few loops over the batch: the random reads and atomics of one
+// loop are prefetched by the loop before, so the misses of a batch overlap instead of queueing.
+inline constexpr size_t kBatch = 32;
+
+template <class T>
+inline T fetch_add(T& x, T v) {
+  return std::atomic_ref<T>(x).fetch_add(v, std::memory_order_relaxed);
+}
+
+}  // namespace build_detail
+
 // Source: spec() and for_each_edge_chunk(fn(first, span<const Edge>)) (GeneratedEdges, GraphDir).
 template <class Id, class Source>
 Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
+  using build_detail::kBatch;
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
+  constexpr Id kNone = Csr<Id>::kNone;
   auto report = [&](const char* phase, std::atomic<uint64_t>& done, uint64_t add) {
     const uint64_t d = done.fetch_add(add, std::memory_order_relaxed) + add;
     if (progress && omp_get_thread_num() == 0) progress(phase, d, m);
@@ -30,71 +46,112 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
   Csr<Id> g;
   g.n = n;
 
-  // Pass 1: non-self-loop degree per input label. `scratch` is reused below: relabel map, then raw degree.
-  NumaArray<Id> scratch(n);
+  // Pass 1: non-self-loop degree per input label.
+  NumaArray<Id> label(n);  // degree per input label, then the label's internal id
   std::atomic<uint64_t> done{0};
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-    for (const Edge& e : edges)
-      if (e.u != e.v) {
-        std::atomic_ref<Id>(scratch[e.u]).fetch_add(1, std::memory_order_relaxed);
-        std::atomic_ref<Id>(scratch[e.v]).fetch_add(1, std::memory_order_relaxed);
+    for (size_t i = 0; i < edges.size(); i += kBatch) {
+      const size_t nb = std::min(kBatch, edges.size() - i);
+      for (size_t j = 0; j < nb; ++j) {
+        __builtin_prefetch(&label[edges[i + j].u], 1);
+        __builtin_prefetch(&label[edges[i + j].v], 1);
       }
+      for (size_t j = 0; j < nb; ++j) {
+        const Edge& e = edges[i + j];
+        if (e.u == e.v) continue;
+        build_detail::fetch_add(label[e.u], Id(1));
+        build_detail::fetch_add(label[e.v], Id(1));
+      }
+    }
     report("count", done, edges.size());
   });
 
-  // Renumber by degree, highest first, ties by input label (a stable counting sort).
+  // Renumber by degree, highest first, ties by input label: a stable counting sort, done in place so that
+  // label[v] turns from v's degree into v's internal id; offsets receive each internal id's degree.
   Id max_degree = 0;
 #pragma omp parallel for reduction(max : max_degree)
-  for (uint64_t v = 0; v < n; ++v) max_degree = std::max(max_degree, scratch[v]);
+  for (uint64_t v = 0; v < n; ++v) max_degree = std::max(max_degree, label[v]);
   std::vector<uint64_t> next_slot(uint64_t(max_degree) + 2, 0);
-  for (uint64_t v = 0; v < n; ++v) ++next_slot[max_degree - scratch[v] + 1];
+  for (uint64_t v = 0; v < n; ++v) ++next_slot[max_degree - label[v] + 1];
   for (size_t d = 1; d < next_slot.size(); ++d) next_slot[d] += next_slot[d - 1];
-  g.to_input = NumaArray<Id>(n);
-  for (uint64_t v = 0; v < n; ++v) g.to_input[next_slot[max_degree - scratch[v]]++] = Id(v);
-
-  g.offsets = NumaArray<uint64_t>(n + 1);
-#pragma omp parallel for
-  for (uint64_t i = 0; i < n; ++i) g.offsets[i + 1] = scratch[g.to_input[i]];
-  for (uint64_t i = 0; i < n; ++i) g.offsets[i + 1] += g.offsets[i];
-#pragma omp parallel for
-  for (uint64_t i = 0; i < n; ++i) scratch[g.to_input[i]] = Id(i);  // scratch: input label -> internal id
+  NumaArray<uint64_t> offsets(n + 1);  // 64-bit here: they serve as the fill's cursors
+  for (uint64_t v = 0; v < n; ++v) {
+    const Id degree = label[v];
+    const uint64_t id = next_slot[max_degree - degree]++;
+    label[v] = Id(id);
+    offsets[id + 1] = degree;
+  }
+  for (uint64_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
 
   // Pass 2: scatter both directions; offsets[v] serves as v's cursor and ends at the start of v + 1.
-  g.adj = NumaArray<Id>(g.offsets[n]);
+  g.adj = NumaArray<Id>(offsets[n]);
   done = 0;
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-    for (const Edge& e : edges)
-      if (e.u != e.v) {
-        const Id a = scratch[e.u], b = scratch[e.v];
-        g.adj[std::atomic_ref<uint64_t>(g.offsets[a]).fetch_add(1, std::memory_order_relaxed)] = b;
-        g.adj[std::atomic_ref<uint64_t>(g.offsets[b]).fetch_add(1, std::memory_order_relaxed)] = a;
+    Id a[kBatch], b[kBatch];
+    for (size_t i = 0; i < edges.size(); i += kBatch) {
+      const size_t nb = std::min(kBatch, edges.size() - i);
+      for (size_t j = 0; j < nb; ++j) {
+        __builtin_prefetch(&label[edges[i + j].u]);
+        __builtin_prefetch(&label[edges[i + j].v]);
       }
+      for (size_t j = 0; j < nb; ++j) {
+        const Edge& e = edges[i + j];
+        a[j] = label[e.u];
+        b[j] = e.u == e.v ? kNone : label[e.v];
+        __builtin_prefetch(&offsets[a[j]], 1);
+        __builtin_prefetch(&offsets[b[j] == kNone ? a[j] : b[j]], 1);
+      }
+      for (size_t j = 0; j < nb; ++j) {
+        if (b[j] == kNone) continue;  // a self-loop
+        g.adj[build_detail::fetch_add(offsets[a[j]], uint64_t(1))] = b[j];
+        g.adj[build_detail::fetch_add(offsets[b[j]], uint64_t(1))] = a[j];
+      }
+    }
     report("fill", done, edges.size());
   });
-  std::memmove(g.offsets.data() + 1, g.offsets.data(), n * sizeof(uint64_t));
-  g.offsets[0] = 0;
+  std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(uint64_t));
+  offsets[0] = 0;
 
-  // Sort and deduplicate each list in place; scratch[v] holds the deduplicated length.
+  // Sort and deduplicate each list in place; a list that shrank ends with a kNone sentinel (larger than any
+  // id, so it cannot be mistaken for a neighbour).
 #pragma omp parallel for schedule(dynamic, 1024)
   for (uint64_t v = 0; v < n; ++v) {
-    Id* first = g.adj.data() + g.offsets[v];
-    Id* last = g.adj.data() + g.offsets[v + 1];
+    Id* first = g.adj.data() + offsets[v];
+    Id* last = g.adj.data() + offsets[v + 1];
     std::sort(first, last);
-    scratch[v] = Id(std::unique(first, last) - first);
+    Id* end = std::unique(first, last);
+    if (end != last) *end = kNone;
   }
-  // Compact left in one sweep; the old list bounds give the raw degree (duplicates counted).
-  uint64_t write = 0, old_begin = 0;
+
+  // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
+  // number of duplicates removed.
+  g.duplicates = NumaArray<uint8_t>(n);
+  uint64_t write = 0, old_begin = 0, released = 0;
   for (uint64_t v = 0; v < n; ++v) {
-    const uint64_t old_end = g.offsets[v + 1], kept = scratch[v];
-    if (write != old_begin) std::memmove(g.adj.data() + write, g.adj.data() + old_begin, kept * sizeof(Id));
-    g.offsets[v] = write;
-    scratch[v] = Id(old_end - old_begin);
+    const uint64_t old_end = offsets[v + 1];
+    const Id* list = g.adj.data() + old_begin;
+    const uint64_t kept = uint64_t(std::find(list, list + (old_end - old_begin), kNone) - list);
+    if (write != old_begin) std::memmove(g.adj.data() + write, list, kept * sizeof(Id));
+    offsets[v] = write;
+    const uint64_t removed = old_end - old_begin - kept;
+    g.duplicates[v] = uint8_t(std::min<uint64_t>(removed, Csr<Id>::kManyDuplicates));
+    if (removed >= Csr<Id>::kManyDuplicates) g.many_duplicates.push_back({v, removed});
     write += kept;
     old_begin = old_end;
+    if (old_begin - released > (uint64_t(1) << 22)) {  // dead space [write, old_begin) back to the OS
+      g.adj.release(write, old_begin);
+      released = old_begin;
+    }
   }
-  g.offsets[n] = write;
+  offsets[n] = write;
   g.adj.shrink(write);
-  g.raw_degree = std::move(scratch);
+
+  g.offsets = BlockOffsets(offsets);
+  offsets = NumaArray<uint64_t>();
+
+  g.to_input = NumaArray<Id>(n);
+#pragma omp parallel for
+  for (uint64_t v = 0; v < n; ++v) g.to_input[label[v]] = Id(v);
   return g;
 }
 

@@ -1,10 +1,13 @@
 // The graph the search runs on: an undirected CSR over internal vertex ids, renumbered by degree (highest
 // first) with every neighbour list sorted ascending, so a list starts with its highest-degree neighbours.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <span>
 #include <vector>
 
+#include "engine/block_offsets.hpp"
 #include "storage/numa_array.hpp"
 
 namespace strata {
@@ -13,16 +16,30 @@ template <class Id>
 struct Csr {
   static constexpr Id kNone = Id(-1);
 
+  static constexpr uint8_t kManyDuplicates = 255;
+
   uint64_t n = 0;
-  NumaArray<uint64_t> offsets;  // n + 1; list of v is adj[offsets[v], offsets[v+1])
-  NumaArray<Id> adj;            // no self-loops, no duplicates
-  NumaArray<Id> raw_degree;     // non-self-loop input tuples at v, duplicates counted (the reference nedge rule)
-  NumaArray<Id> to_input;       // internal id -> input label
+  BlockOffsets offsets;           // n + 1; list of v is adj[offsets[v], offsets[v+1])
+  NumaArray<Id> adj;              // no self-loops, no duplicates
+  NumaArray<Id> to_input;         // internal id -> input label
+  // Tuples at v that deduplication removed; the raw degree (the reference nedge rule counts duplicates) is
+  // degree + duplicates. Nearly all counts are small, so one byte each; hubs with more are kept aside.
+  NumaArray<uint8_t> duplicates;  // saturates at kManyDuplicates
+  std::vector<std::pair<uint64_t, uint64_t>> many_duplicates;  // (v, count) by v, for saturated entries
 
   uint64_t degree(uint64_t v) const { return offsets[v + 1] - offsets[v]; }
+  // Non-self-loop input tuples at v, duplicates counted.
+  uint64_t raw_degree(uint64_t v) const {
+    if (duplicates[v] != kManyDuplicates) [[likely]]
+      return degree(v) + duplicates[v];
+    auto it = std::lower_bound(many_duplicates.begin(), many_duplicates.end(), std::pair<uint64_t, uint64_t>{v, 0});
+    return degree(v) + it->second;
+  }
   std::span<const Id> neighbors(uint64_t v) const { return {adj.data() + offsets[v], adj.data() + offsets[v + 1]}; }
   uint64_t directed_edges() const { return offsets[n]; }
-  uint64_t bytes() const { return offsets.bytes() + adj.bytes() + raw_degree.bytes() + to_input.bytes(); }
+  uint64_t bytes() const {
+    return offsets.bytes() + adj.bytes() + to_input.bytes() + duplicates.bytes() + many_duplicates.size() * 16;
+  }
 };
 
 // Internal ids of the given input labels (one pass over to_input; for roots, not for hot paths).

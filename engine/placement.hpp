@@ -7,12 +7,11 @@
 
 namespace strata {
 
-// Work per vertex for partitioning: its list length plus one (the bottom-up loop visits every vertex).
+// Parts of equal work, where a vertex's work is its list length plus one (bottom-up visits every vertex):
+// the prefix of that work is offsets[v] + v, so nothing needs to be materialized.
 template <class Id>
-std::vector<uint64_t> work_prefix(const Csr<Id>& g) {
-  std::vector<uint64_t> w(g.n + 1, 0);
-  for (uint64_t v = 0; v < g.n; ++v) w[v + 1] = w[v] + g.degree(v) + 1;
-  return w;
+Partitioning partition_by_work(const Csr<Id>& g, int parts, const Topology& topo) {
+  return Partitioning::balanced(g.n, [&](uint64_t v) { return g.offsets[v] + v; }, parts, topo);
 }
 
 template <class Id>
@@ -20,7 +19,7 @@ void place_on_nodes(Csr<Id>& g, const Partitioning& parts) {
   for (int p = 0; p < parts.parts(); ++p) {
     const uint64_t b = parts.begin(p), e = parts.end(p);
     g.offsets.prefer_node(b, e + 1, parts.node[p]);
-    g.raw_degree.prefer_node(b, e, parts.node[p]);
+    g.duplicates.prefer_node(b, e, parts.node[p]);
     g.to_input.prefer_node(b, e, parts.node[p]);
     g.adj.prefer_node(g.offsets[b], g.offsets[e], parts.node[p]);
   }

@@ -44,13 +44,19 @@ std::string Partitioning::describe() const {
   return s;
 }
 
-Partitioning Partitioning::balanced(const std::vector<uint64_t>& work_prefix, int parts, const Topology& topo) {
+Partitioning Partitioning::balanced(uint64_t n, const std::function<uint64_t(uint64_t)>& work_prefix, int parts,
+                                   const Topology& topo) {
   Partitioning p;
-  const uint64_t n = work_prefix.size() - 1, total = work_prefix.back();
+  const uint64_t total = work_prefix(n);
   p.bounds.push_back(0);
   for (int k = 1; k < parts; ++k) {
     const uint64_t target = total / parts * k;
-    uint64_t v = uint64_t(std::lower_bound(work_prefix.begin(), work_prefix.end(), target) - work_prefix.begin());
+    uint64_t lo = 0, hi = n;  // first v with work_prefix(v) >= target
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (work_prefix(mid) < target) lo = mid + 1; else hi = mid;
+    }
+    uint64_t v = lo;
     v = std::min(n, (v + 63) / 64 * 64);
     p.bounds.push_back(std::max(v, p.bounds.back()));
   }

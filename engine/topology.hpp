@@ -3,6 +3,7 @@
 // code paths run and are tested on a one-node machine.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,9 @@ struct Partitioning {
   int home_part(int thread, int threads) const { return int(int64_t(thread) * parts() / threads); }
   std::string describe() const;
 
-  // Splits [0, n) into `parts` ranges of roughly equal work, work(v) = degree(v) + 1 summed over a range.
-  static Partitioning balanced(const std::vector<uint64_t>& work_prefix, int parts, const Topology& topo);
+  // Splits [0, n) into `parts` ranges of roughly equal work; work_prefix(v) is the work of [0, v), non-decreasing.
+  static Partitioning balanced(uint64_t n, const std::function<uint64_t(uint64_t)>& work_prefix, int parts,
+                               const Topology& topo);
 };
 
 // Pins OpenMP thread t of a team of `threads` to a CPU of its home part's node.

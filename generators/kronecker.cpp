@@ -16,9 +16,11 @@ constexpr uint64_t kRejectBelow = 3647;
 constexpr int kLanes = 8;
 using Lanes = uint64_t __attribute__((vector_size(kLanes * sizeof(uint64_t))));
 
-inline Lanes reduce_lanes(Lanes x) {  // mrg_reduce on every lane
-  x = (x & kMrgModulus) + (x >> 31);
-  x = (x & kMrgModulus) + (x >> 31);
+// One folding step: x < 2^60 becomes a congruent value < 2^32 (2^31 = 1 mod p).
+inline Lanes fold_lanes(Lanes x) { return (x & kMrgModulus) + (x >> 31); }
+
+inline Lanes reduce_lanes(Lanes x) {  // x < 2^33 to [0, p) on every lane
+  x = fold_lanes(x);
   return x - (Lanes(x >= kMrgModulus) & kMrgModulus);
 }
 
@@ -67,9 +69,12 @@ void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
     int r = 0;
     for (int level = 0; level < scale; ++level) {
       const int s5 = (r + 4) % 5;
-      Lanes u = reduce_lanes(kMrgA1 * z[r] + kMrgA5 * z[s5]);
-      z[s5] = u;  // the new z1 replaces the dropped z5
+      // The ring keeps words only congruent mod p (< 2^32), which shortens the serial chain from level to
+      // level; the draw itself is fully reduced off that chain.
+      const Lanes folded = fold_lanes(kMrgA1 * z[r] + kMrgA5 * z[s5]);
+      z[s5] = folded;  // the new z1 replaces the dropped z5
       r = s5;
+      Lanes u = reduce_lanes(folded);
       const Lanes low = u < kRejectBelow;
       if (any_lane(low)) [[unlikely]] {
         for (int j = 0; j < kLanes; ++j)

@@ -52,10 +52,11 @@ void PageRegion::prefer_node(size_t begin, size_t end, int node) {
   ::mbind(static_cast<char*>(base_) + begin, end - begin, MPOL_PREFERRED, &mask, sizeof(mask) * 8, MPOL_MF_MOVE);
 }
 
-void PageRegion::release_from(size_t keep) {
+void PageRegion::release(size_t begin, size_t end) {
   const size_t ps = page_size();
-  keep = (keep + ps - 1) / ps * ps;
-  if (base_ && keep < bytes_) ::madvise(static_cast<char*>(base_) + keep, bytes_ - keep, MADV_DONTNEED);
+  begin = (begin + ps - 1) / ps * ps;
+  end = std::min(end, bytes_) / ps * ps;
+  if (base_ && begin < end) ::madvise(static_cast<char*>(base_) + begin, end - begin, MADV_DONTNEED);
 }
 
 }  // namespace strata

@@ -22,7 +22,9 @@ class PageRegion {
   // Prefers NUMA node `node` for the pages covering [begin, end) bytes (no-op where libnuma sees no NUMA).
   void prefer_node(size_t begin, size_t end, int node);
   // Returns the pages from byte `keep` on to the OS; they read as zero if touched again.
-  void release_from(size_t keep);
+  void release_from(size_t keep) { release(keep, bytes_); }
+  // Returns the whole pages inside bytes [begin, end) to the OS.
+  void release(size_t begin, size_t end);
 
  private:
   void* base_ = nullptr;
@@ -42,6 +44,7 @@ class NumaArray {
   T* begin() const { return data(); }
   T* end() const { return data() + size_; }
   void prefer_node(size_t begin, size_t end, int node) { region_.prefer_node(begin * sizeof(T), end * sizeof(T), node); }
+  void release(size_t first, size_t last) { region_.release(first * sizeof(T), last * sizeof(T)); }
   void shrink(size_t n) {  // logical size n, pages past it released
     region_.release_from(n * sizeof(T));
     size_ = n;

@@ -47,7 +47,7 @@ std::vector<int> depths(const std::vector<Id>& parent, uint64_t root) {
 
 std::vector<uint64_t> first_roots(const Csr<uint32_t>& g, const KroneckerSpec& spec, int count) {
   std::vector<bool> has_edge(g.n);
-  for (uint64_t v = 0; v < g.n; ++v) has_edge[g.to_input[v]] = g.raw_degree[v] > 0;
+  for (uint64_t v = 0; v < g.n; ++v) has_edge[g.to_input[v]] = g.degree(v) > 0;
   return search_roots(spec, count, [&](uint64_t v) { return bool(has_edge[v]); });
 }
 
@@ -61,7 +61,7 @@ TEST(HybridBfs, LevelsEqualBoostInEveryModeAndPartitioning) {
       Csr<uint32_t> g = build_csr<uint32_t>(source);
       const auto roots = first_roots(g, spec, 2);
       for (int parts : {1, 2, 3, 4}) {
-        Partitioning p = Partitioning::balanced(work_prefix(g), parts, topo);
+        Partitioning p = partition_by_work(g, parts, topo);
         for (Direction dir : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
           HybridBfs<uint32_t> bfs(g, p, BfsOptions{.alpha = 15, .beta = 18, .direction = dir});
           for (uint64_t root : roots) {
@@ -85,7 +85,7 @@ TEST(HybridBfs, LevelsEqualBoostInEveryModeAndPartitioning) {
 TEST(HybridBfs, SixtyFourBitIdsAgree) {
   KroneckerSpec spec{9, 16, 2, 3};
   Csr<uint64_t> g = build_csr<uint64_t>(GeneratedEdges{Kronecker(spec)});
-  Partitioning p = Partitioning::balanced(work_prefix(g), 2, Topology::detect());
+  Partitioning p = partition_by_work(g, 2, Topology::detect());
   HybridBfs<uint64_t> bfs(g, p, BfsOptions{});
   std::vector<uint64_t> parent(g.n);
   const uint64_t root = 5;
@@ -105,7 +105,7 @@ TEST(HybridBfs, RootsNedgeAndGiantComponentMatchGraph500Md) {
   for (const auto& t : vectors) {
     KroneckerSpec spec{t.scale, 16, t.seed1, t.seed2};
     Csr<uint32_t> g = build_csr<uint32_t>(GeneratedEdges{Kronecker(spec)});
-    Partitioning p = Partitioning::balanced(work_prefix(g), 1, Topology::detect());
+    Partitioning p = partition_by_work(g, 1, Topology::detect());
     HybridBfs<uint32_t> bfs(g, p, BfsOptions{});
     const uint64_t root = first_roots(g, spec, 1)[0];
     std::vector<uint32_t> parent(g.n);

@@ -21,7 +21,7 @@ class PlantedErrors : public ::testing::Test {
  protected:
   void SetUp() override {
     g = build_csr<uint32_t>(source);
-    Partitioning p = Partitioning::balanced(work_prefix(g), 1, Topology::detect());
+    Partitioning p = partition_by_work(g, 1, Topology::detect());
     HybridBfs<uint32_t> bfs(g, p, BfsOptions{});
     parent.resize(g.n);
     bfs.search(internal_ids(g, {root})[0], parent.data());

@@ -9,6 +9,7 @@
 #pragma once
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <cstdint>
@@ -45,7 +46,9 @@ template <class Id>
 class BatchValidator {
  public:
   static constexpr Id kUnreached = Id(-1);
-  BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches);
+  // spare: optional memory for the first search's levels (at least n int32), e.g. the search's own state,
+  // which is idle between searches; keeps validation from adding to the run's peak.
+  BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches, std::span<int32_t> spare = {});
 
   // Rule 1 for every search (levels from the parent tree); call before the edge pass.
   void check_trees();
@@ -56,7 +59,8 @@ class BatchValidator {
 
  private:
   struct State {
-    std::vector<int32_t> level;           // -1 unreached
+    std::vector<int32_t> owned_level;
+    int32_t* level = nullptr;             // -1 unreached; owned_level or the caller's spare memory
     std::vector<std::atomic<uint64_t>> tree_edge_seen;  // bit per vertex: an input edge joins it to its parent
     std::atomic<uint64_t> nedge{0};
     std::mutex mutex;
@@ -71,10 +75,17 @@ class BatchValidator {
 
 
 template <class Id>
-BatchValidator<Id>::BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches) : n_(n), searches_(searches) {
+BatchValidator<Id>::BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches, std::span<int32_t> spare)
+    : n_(n), searches_(searches) {
   for (size_t i = 0; i < searches.size(); ++i) {
     auto s = std::make_unique<State>();
-    s->level.assign(n, validate_detail::kNoLevel);
+    if (i == 0 && spare.size() >= n) {
+      s->level = spare.data();
+    } else {
+      s->owned_level.resize(n);
+      s->level = s->owned_level.data();
+    }
+    std::fill(s->level, s->level + n, validate_detail::kNoLevel);
     s->tree_edge_seen = std::vector<std::atomic<uint64_t>>((n + 63) / 64);
     states_.push_back(std::move(s));
   }
@@ -190,8 +201,9 @@ std::vector<Verdict> BatchValidator<Id>::finish() {
 
 // Validates a batch against an edge source (GeneratedEdges, GraphDir).
 template <class Id, class Source>
-std::vector<Verdict> validate_searches(const Source& source, std::span<const SearchToCheck<Id>> searches) {
-  BatchValidator<Id> v(source.spec().vertex_count(), searches);
+std::vector<Verdict> validate_searches(const Source& source, std::span<const SearchToCheck<Id>> searches,
+                                       std::span<int32_t> spare = {}) {
+  BatchValidator<Id> v(source.spec().vertex_count(), searches, spare);
   v.check_trees();
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { v.check_edges(edges); });
   return v.finish();
