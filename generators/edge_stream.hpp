@@ -42,39 +42,51 @@ class FirstError {
   std::exception_ptr error_;
 };
 
-// Calls fn(first_index, std::span<const Edge>) for consecutive chunks covering [0, M); chunks run
-// concurrently on the current OpenMP team, so fn must be thread-safe.
-template <class Fn>
-void for_each_edge_chunk(const Kronecker& gen, Fn&& fn, uint64_t chunk = kDefaultEdgeChunk) {
-  const uint64_t m = gen.spec().edge_count();
-  const uint64_t chunks = (m + chunk - 1) / chunk;
+// Thread-local space for reading one chunk of an edge source.
+struct ChunkBuffer {
+  std::vector<Edge> edges;
+  std::vector<char> raw;
+};
+
+// An edge source (GeneratedEdges, GraphDir) has spec(), chunk_edges(), chunk_count() and
+// read_chunk(c, buffer) -> span<const Edge>: edges [c * chunk_edges, ...), thread-safe, in any order.
+// Calls fn(first_index, span<const Edge>) for every chunk, concurrently on the OpenMP team.
+template <class Source, class Fn>
+void for_each_chunk(const Source& source, Fn&& fn) {
+  const uint64_t chunks = source.chunk_count();
   FirstError error;
 #pragma omp parallel
   {
-    std::vector<Edge> buffer(chunk);
+    ChunkBuffer buffer;
 #pragma omp for schedule(dynamic, 1)
     for (uint64_t c = 0; c < chunks; ++c)
-      error.run([&] {
-        const uint64_t begin = c * chunk, end = std::min(m, begin + chunk);
-        gen.generate(begin, end, buffer.data());
-        fn(begin, std::span<const Edge>(buffer.data(), end - begin));
-      });
+      error.run([&] { fn(c * source.chunk_edges(), source.read_chunk(c, buffer)); });
   }
   error.rethrow();
 }
-
-}  // namespace strata
-
-namespace strata {
 
 // An edge source that regenerates the list on every pass instead of storing it (kernel 1 may do this).
 struct GeneratedEdges {
   Kronecker gen;
   const KroneckerSpec& spec() const { return gen.spec(); }
+  uint64_t chunk_edges() const { return kDefaultEdgeChunk; }
+  uint64_t chunk_count() const { return (spec().edge_count() + kDefaultEdgeChunk - 1) / kDefaultEdgeChunk; }
+  std::span<const Edge> read_chunk(uint64_t c, ChunkBuffer& buffer) const {
+    const uint64_t begin = c * kDefaultEdgeChunk, end = std::min(spec().edge_count(), begin + kDefaultEdgeChunk);
+    buffer.edges.resize(kDefaultEdgeChunk);
+    gen.generate(begin, end, buffer.edges.data());
+    return {buffer.edges.data(), end - begin};
+  }
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {
-    strata::for_each_edge_chunk(gen, std::forward<Fn>(fn));
+    for_each_chunk(*this, std::forward<Fn>(fn));
   }
 };
+
+// The whole generated list in chunks, concurrently on the OpenMP team.
+template <class Fn>
+void for_each_edge_chunk(const Kronecker& gen, Fn&& fn) {
+  GeneratedEdges{gen}.for_each_edge_chunk(std::forward<Fn>(fn));
+}
 
 }  // namespace strata

@@ -1,6 +1,7 @@
 #include "generators/kronecker.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace strata {
 
@@ -22,6 +23,26 @@ inline Lanes fold_lanes(Lanes x) { return (x & kMrgModulus) + (x >> 31); }
 inline Lanes reduce_lanes(Lanes x) {  // x < 2^33 to [0, p) on every lane
   x = fold_lanes(x);
   return x - (Lanes(x >= kMrgModulus) & kMrgModulus);
+}
+
+inline Lanes bitreverse_lanes(Lanes x) {
+  x = (x >> 32) | (x << 32);
+  x = ((x >> 16) & 0x0000FFFF0000FFFFULL) | ((x & 0x0000FFFF0000FFFFULL) << 16);
+  x = ((x >> 8) & 0x00FF00FF00FF00FFULL) | ((x & 0x00FF00FF00FF00FFULL) << 8);
+  x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
+  x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
+  x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
+  return x;
+}
+
+// Kronecker::scramble on every lane.
+inline Lanes scramble_lanes(Lanes v, uint64_t val0, uint64_t val1, int shift) {
+  v += val0 + val1;
+  v *= (val0 | 0x4519840211493211ULL);
+  v = bitreverse_lanes(v) >> shift;
+  v *= (val1 | 0x3050852102C843A5ULL);
+  v = bitreverse_lanes(v) >> shift;
+  return v;
 }
 
 inline bool any_lane(Lanes mask) {
@@ -47,6 +68,23 @@ Kronecker::Kronecker(const KroneckerSpec& spec) : spec_(spec), seed_(mrg_seed(sp
 }
 
 
+Edge Kronecker::edge_from_stream(MrgState s) const {
+  // The reference's make_one_edge, draw by draw, rejections included.
+  uint64_t n = spec_.vertex_count(), src = 0, tgt = 0;
+  while (n > 1) {
+    uint32_t v = s.next();
+    while (v < kRejectBelow) v = s.next();
+    v %= 10000;
+    const int q = v < kB ? 1 : v < kB + kC ? 2 : v < kB + kC + kA ? 0 : 3;
+    int src_off = q / 2, tgt_off = q % 2;
+    if (src == tgt && src_off > tgt_off) std::swap(src_off, tgt_off);
+    n /= 2;
+    src += n * uint64_t(src_off);
+    tgt += n * uint64_t(tgt_off);
+  }
+  return {scramble(src), scramble(tgt)};
+}
+
 void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
   if (begin >= end) return;
   const MrgMatrix& stride = mrg_edge_stride();
@@ -60,12 +98,13 @@ void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
     for (int k = 0; k < 5; ++k) start[k][j] = s.z[k];
 
   const int scale = spec_.scale;
+  const int out_shift = 64 - scale;
   for (uint64_t e = begin; e < end; e += kLanes) {
     // z[slot]: the five state words of all lanes as a ring; z1 sits at slot r, z_k at slot (r + k - 1) % 5.
     Lanes z[5];
     for (int k = 0; k < 5; ++k)
       for (int j = 0; j < kLanes; ++j) z[k][j] = start[k][j];
-    Lanes src = {}, tgt = {};
+    Lanes src = {}, tgt = {}, rejected = {};
     int r = 0;
     for (int level = 0; level < scale; ++level) {
       const int s5 = (r + 4) % 5;
@@ -74,17 +113,8 @@ void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
       const Lanes folded = fold_lanes(kMrgA1 * z[r] + kMrgA5 * z[s5]);
       z[s5] = folded;  // the new z1 replaces the dropped z5
       r = s5;
-      Lanes u = reduce_lanes(folded);
-      const Lanes low = u < kRejectBelow;
-      if (any_lane(low)) [[unlikely]] {
-        for (int j = 0; j < kLanes; ++j)
-          while (u[j] < kRejectBelow) {  // one more step for this lane only, shifting its words in place
-            uint64_t fresh = mrg_reduce(kMrgA1 * z[r][j] + kMrgA5 * z[(r + 4) % 5][j]);
-            for (int k = 4; k > 0; --k) z[(r + k) % 5][j] = z[(r + k - 1) % 5][j];
-            z[r][j] = fresh;
-            u[j] = fresh;
-          }
-      }
+      const Lanes u = reduce_lanes(folded);
+      rejected |= u < kRejectBelow;  // rare (p ~ 1.7e-6 a draw): such batches are redone below
       const Lanes v = u - ((u * 3518437209ULL) >> 45) * 10000;  // u % 10000, exact for u < 2^32
       const Lanes q1 = v < kB;                              // quadrant (0,1); masks are 0 or ~0
       const Lanes q2 = (v >= kB) & (v < kB + kC);           // quadrant (1,0)
@@ -94,8 +124,17 @@ void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
       src += (((q2 | q3) & ~flip) & 1) << shift;
       tgt += ((q1 | q3 | flip) & 1) << shift;
     }
+    src = scramble_lanes(src, val0_, val1_, out_shift);
+    tgt = scramble_lanes(tgt, val0_, val1_, out_shift);
     const int n = int(std::min<uint64_t>(kLanes, end - e));
-    for (int j = 0; j < n; ++j) out[e - begin + j] = {scramble(src[j]), scramble(tgt[j])};
+    for (int j = 0; j < n; ++j) out[e - begin + j] = {src[j], tgt[j]};
+    if (any_lane(rejected)) [[unlikely]] {
+      for (int j = 0; j < n; ++j) {
+        MrgState lane;
+        for (int k = 0; k < 5; ++k) lane.z[k] = start[k][j];
+        out[e - begin + j] = edge_from_stream(lane);
+      }
+    }
 
     // Advance every lane by kLanes edges: start = T^(kLanes * 2^64) * start, as one SoA matrix product.
     uint32_t next[5][kLanes];

@@ -54,6 +54,9 @@ class Kronecker {
   uint64_t scramble_val1() const { return val1_; }
 
  private:
+  // Edge from its stream state, one draw at a time (the lanes' fallback for rejected draws).
+  Edge edge_from_stream(MrgState s) const;
+
   KroneckerSpec spec_;
   MrgState seed_;
   uint64_t val0_, val1_;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "generators/edge_stream.hpp"
@@ -40,19 +41,16 @@ class GraphDir {
   // Reads block b (verifying its hash) into out, which must hold kBlockEdges edges; returns its edges.
   std::span<const Edge> read_block(uint64_t b, std::vector<char>& raw, Edge* out) const;
 
-  // Calls fn(first_index, span<const Edge>) for every block, blocks read concurrently on the OpenMP team.
+  // The edge-source interface (generators/edge_stream.hpp): a chunk is a block.
+  uint64_t chunk_edges() const { return kBlockEdges; }
+  uint64_t chunk_count() const { return block_count(); }
+  std::span<const Edge> read_chunk(uint64_t c, ChunkBuffer& buffer) const {
+    buffer.edges.resize(kBlockEdges);
+    return read_block(c, buffer.raw, buffer.edges.data());
+  }
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {
-    const uint64_t blocks = block_count();
-    FirstError error;
-#pragma omp parallel
-    {
-      std::vector<char> raw;
-      std::vector<Edge> edges(kBlockEdges);
-#pragma omp for schedule(dynamic, 1)
-      for (uint64_t b = 0; b < blocks; ++b) error.run([&] { fn(b * kBlockEdges, read_block(b, raw, edges.data())); });
-    }
-    error.rethrow();
+    for_each_chunk(*this, std::forward<Fn>(fn));
   }
 
   // Reads everything and checks every block hash.
