@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "engine/csr.hpp"
@@ -28,6 +29,29 @@ inline constexpr size_t kBatch = 32;
 template <class T>
 inline T fetch_add(T& x, T v) {
   return std::atomic_ref<T>(x).fetch_add(v, std::memory_order_relaxed);
+}
+
+// Lists at least this long are radix sorted: fewer passes over memory than comparison sorting.
+inline constexpr uint64_t kRadixMinLength = 256;
+
+// LSD radix sort of ids below 2^key_bits, 11 bits a pass, through a caller-owned scratch buffer.
+template <class Id>
+void radix_sort(Id* a, size_t len, std::vector<Id>& scratch, int key_bits) {
+  constexpr int kDigit = 11;
+  constexpr size_t kBuckets = size_t(1) << kDigit;
+  scratch.resize(len);
+  Id* src = a;
+  Id* dst = scratch.data();
+  uint64_t count[kBuckets];
+  for (int shift = 0; shift < key_bits; shift += kDigit) {
+    std::fill(count, count + kBuckets, 0);
+    for (size_t i = 0; i < len; ++i) ++count[(src[i] >> shift) & (kBuckets - 1)];
+    uint64_t sum = 0;
+    for (size_t b = 0; b < kBuckets; ++b) sum += std::exchange(count[b], sum);
+    for (size_t i = 0; i < len; ++i) dst[count[(src[i] >> shift) & (kBuckets - 1)]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != a) std::memcpy(a, src, len * sizeof(Id));
 }
 
 }  // namespace build_detail
@@ -114,13 +138,36 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
 
   // Sort and deduplicate each list in place; a list that shrank ends with a kNone sentinel (larger than any
   // id, so it cannot be mistaken for a neighbour).
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (uint64_t v = 0; v < n; ++v) {
-    Id* first = g.adj.data() + offsets[v];
-    Id* last = g.adj.data() + offsets[v + 1];
-    std::sort(first, last);
-    Id* end = std::unique(first, last);
-    if (end != last) *end = kNone;
+  // Ids are ordered by list length, so the long lists (most of the entries) come first: one list at a time
+  // with a radix sort, then the short ones in chunks with std::sort.
+  uint64_t long_lists = 0, hi = n;  // list lengths (raw degrees) do not increase with the id
+  while (long_lists < hi) {
+    const uint64_t mid = long_lists + (hi - long_lists) / 2;
+    if (offsets[mid + 1] - offsets[mid] >= build_detail::kRadixMinLength) long_lists = mid + 1; else hi = mid;
+  }
+  int key_bits = 1;
+  while (key_bits < 64 && (n - 1) >> key_bits) ++key_bits;
+#pragma omp parallel
+  {
+    std::vector<Id> scratch;
+    auto dedup = [&](Id* first, Id* last) {
+      Id* end = std::unique(first, last);
+      if (end != last) *end = kNone;
+    };
+#pragma omp for schedule(dynamic, 1) nowait
+    for (uint64_t v = 0; v < long_lists; ++v) {
+      Id* first = g.adj.data() + offsets[v];
+      Id* last = g.adj.data() + offsets[v + 1];
+      build_detail::radix_sort(first, size_t(last - first), scratch, key_bits);
+      dedup(first, last);
+    }
+#pragma omp for schedule(dynamic, 1024)
+    for (uint64_t v = long_lists; v < n; ++v) {
+      Id* first = g.adj.data() + offsets[v];
+      Id* last = g.adj.data() + offsets[v + 1];
+      std::sort(first, last);
+      dedup(first, last);
+    }
   }
 
   // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
