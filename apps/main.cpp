@@ -135,6 +135,9 @@ int main_checked(int argc, char** argv) {
   run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
   run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
   run->add_option("--json", cfg.json_path, "also write the results as JSON to this file");
+  run->add_option("--debug-corrupt-search", cfg.corrupt_search,
+                  "testing: corrupt search K's result after timing it (the run must then fail validation)")
+      ->group("");  // hidden from --help
 
   CLI11_PARSE(app, argc, argv);
 

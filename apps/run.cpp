@@ -124,6 +124,13 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
     const double time = now() - s0;
     const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
     records.push_back({roots[i], time, nedge, 0.0, false});
+    if (cfg.corrupt_search == int(i)) {  // a planted error, after timing: proves the run catches it
+      for (uint64_t v = 0; v < g.n; ++v)
+        if (parent[v] != Csr<Id>::kNone && v != roots[i]) {
+          parent[v] = Id(v);
+          break;
+        }
+    }
     if (cfg.bfs.trace) {
       for (size_t l = 0; l < stats.levels.size(); ++l) {
         const LevelTrace& lt = stats.levels[l];
@@ -182,8 +189,8 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
 }
 
 template <class Id>
-void check_memory(const KroneckerSpec& spec) {
-  const uint64_t need = in_core_bytes(spec, sizeof(Id), 1);
+void check_memory(const KroneckerSpec& spec, int validate_batch) {
+  const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1));
   const uint64_t have = available_memory_bytes();
   if (need > have)
     throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available", spec.scale,
@@ -194,7 +201,7 @@ template <class Id>
 int run_typed(const RunConfig& cfg) {
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    check_memory<Id>(dir.spec());
+    check_memory<Id>(dir.spec(), cfg.validate_batch);
     // With a stored graph, "generation" is producing a verified edge list: reading it and checking every block.
     const double t0 = now();
     {
@@ -203,18 +210,14 @@ int run_typed(const RunConfig& cfg) {
     }
     return run_with<Id>(cfg, dir, now() - t0);
   }
-  check_memory<Id>(cfg.spec);
+  check_memory<Id>(cfg.spec, cfg.validate_batch);
   GeneratedEdges source{Kronecker(cfg.spec)};
   // Kernel 0 is timed as one pass generating every tuple; kernel 1 regenerates them as it needs them.
   const double t0 = now();
   {
     Progress progress("kernel 0");
     std::atomic<uint64_t> done{0};
-    std::atomic<uint64_t> loops{0};
     source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-      uint64_t l = 0;
-      for (const Edge& e : edges) l += e.u == e.v;
-      loops += l;
       const uint64_t d = done += edges.size();
       if (omp_get_thread_num() == 0) progress.update(d, cfg.spec.edge_count());
     });

@@ -18,6 +18,7 @@ struct RunConfig {
   bool validate = true;
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
   std::string json_path;
+  int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
 };
 
 // Runs kernel 1, the searches and their validation; prints the Graph500 block; returns the exit status.

@@ -35,10 +35,11 @@ uint64_t available_memory_bytes() {
 
 uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), id = uint64_t(id_bytes);
-  const uint64_t fixed = n * (8 + 2 * id);                     // offsets, raw degree, label map
-  const uint64_t build = 2 * m * id + fixed;                   // kernel 1 peak
-  const uint64_t search = 2 * m * id + fixed + n * 4 * id      // adjacency (upper bound) + parents, queues
-                          + uint64_t(validate_batch) * n * (id + 4);  // kept parent arrays + levels
+  const uint64_t adjacency = 2 * m * id;                                // before deduplication: an upper bound
+  const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
+  const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
+                          + 2 * n * id                                  // + internal and output parent arrays
+                          + uint64_t(std::max(validate_batch - 1, 0)) * n * (id + 4);  // + kept results, levels
   return std::max(build, search);
 }
 

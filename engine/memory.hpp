@@ -9,8 +9,8 @@ namespace strata {
 
 uint64_t available_memory_bytes();
 
-// Peak of kernel 1 (pre-dedup adjacency, offsets, two id arrays) or of the search with its validation
-// batch, whichever is larger.
+// Peak of kernel 1 (pre-dedup adjacency, offsets, relabel map) or of the search with its validation batch,
+// whichever is larger.
 uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch);
 
 }  // namespace strata

@@ -86,5 +86,12 @@ PY
 "$strata" run --scale 10 --roots 3 --trace >/dev/null 2>"$tmp/trace.txt"
 expect "trace lines" grep -qE "^trace: search 0 root 458 level 0 top-down frontier 1 edges [0-9]+ time" "$tmp/trace.txt"
 
+# A planted error in one search: the statistics are withheld, the search, root and rule are named, exit 1.
+"$strata" run --scale 10 --roots 4 --debug-corrupt-search 2 >"$tmp/bad.txt" 2>"$tmp/bad.err"
+expect "corrupted run exits 1" test $? -eq 1
+expect "names search, root and rule" grep -qE "^validation failed for search 2 \(root 220\): rule 1: .*cycle" "$tmp/bad.txt"
+expect "no statistics after a failure" bash -c "! grep -q TEPS '$tmp/bad.txt'"
+expect "one error line on stderr" bash -c "grep -c . '$tmp/bad.err' | grep -qx 1"
+
 echo "$pass passed, $failures failed"
 ((failures == 0))
