@@ -118,6 +118,18 @@ TEST(GraphDir, DetectsBitFlipsInDataHeaderAndMagic) {
   }
 }
 
+TEST(GraphDir, RefusesAnotherFormatVersion) {
+  test::TempDir tmp;
+  write_graph_dir(Kronecker({8, 16, 2, 3}), tmp / "g", false);
+  flip_byte(tmp / "g/graph.hdr", 8);  // the version field follows the 8-byte magic
+  try {
+    GraphDir::open(tmp / "g");
+    FAIL() << "another format version accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("format version"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GraphDir, MissingDirectoryIsAClearError) {
   try {
     GraphDir::open("/nonexistent/strata-graph");
