@@ -25,26 +25,6 @@ inline Lanes reduce_lanes(Lanes x) {  // x < 2^33 to [0, p) on every lane
   return x - (Lanes(x >= kMrgModulus) & kMrgModulus);
 }
 
-inline Lanes bitreverse_lanes(Lanes x) {
-  x = (x >> 32) | (x << 32);
-  x = ((x >> 16) & 0x0000FFFF0000FFFFULL) | ((x & 0x0000FFFF0000FFFFULL) << 16);
-  x = ((x >> 8) & 0x00FF00FF00FF00FFULL) | ((x & 0x00FF00FF00FF00FFULL) << 8);
-  x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
-  x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
-  x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
-  return x;
-}
-
-// Kronecker::scramble on every lane.
-inline Lanes scramble_lanes(Lanes v, uint64_t val0, uint64_t val1, int shift) {
-  v += val0 + val1;
-  v *= (val0 | 0x4519840211493211ULL);
-  v = bitreverse_lanes(v) >> shift;
-  v *= (val1 | 0x3050852102C843A5ULL);
-  v = bitreverse_lanes(v) >> shift;
-  return v;
-}
-
 inline bool any_lane(Lanes mask) {
   uint64_t any = 0;
   for (int j = 0; j < kLanes; ++j) any |= mask[j];
@@ -124,8 +104,8 @@ void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
       src += (((q2 | q3) & ~flip) & 1) << shift;
       tgt += ((q1 | q3 | flip) & 1) << shift;
     }
-    src = scramble_lanes(src, val0_, val1_, out_shift);
-    tgt = scramble_lanes(tgt, val0_, val1_, out_shift);
+    src = scramble_words(src, val0_, val1_, out_shift);
+    tgt = scramble_words(tgt, val0_, val1_, out_shift);
     const int n = int(std::min<uint64_t>(kLanes, end - e));
     for (int j = 0; j < n; ++j) out[e - begin + j] = {src[j], tgt[j]};
     if (any_lane(rejected)) [[unlikely]] {

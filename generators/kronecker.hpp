@@ -25,12 +25,28 @@ struct Edge {
   uint64_t u, v;
 };
 
-inline uint64_t bitreverse64(uint64_t x) {
-  x = __builtin_bswap64(x);
+// Reverses the bits of each 64-bit word; W is uint64_t or a vector of them (GCC vector extension), so
+// the lanes of the generator and the scalar paths share one definition.
+template <class W>
+inline W bitreverse_words(W x) {
+  x = (x >> 32) | (x << 32);
+  x = ((x >> 16) & 0x0000FFFF0000FFFFULL) | ((x & 0x0000FFFF0000FFFFULL) << 16);
+  x = ((x >> 8) & 0x00FF00FF00FF00FFULL) | ((x & 0x00FF00FF00FF00FFULL) << 8);
   x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
   x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
   x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
   return x;
+}
+
+// The reference's vertex permutation on each word: a bijection on [0, 2^(64 - shift)).
+template <class W>
+inline W scramble_words(W v, uint64_t val0, uint64_t val1, int shift) {
+  v += val0 + val1;
+  v *= (val0 | 0x4519840211493211ULL);
+  v = bitreverse_words(v) >> shift;
+  v *= (val1 | 0x3050852102C843A5ULL);
+  v = bitreverse_words(v) >> shift;
+  return v;
 }
 
 class Kronecker {
@@ -40,16 +56,8 @@ class Kronecker {
 
   // Writes edges [begin, end) to out[0 .. end-begin).
   void generate(uint64_t begin, uint64_t end, Edge* out) const;
-  // The reference's vertex permutation, a bijection on [0, N); inline because it runs twice per edge.
-  uint64_t scramble(uint64_t v) const {
-    const int shift = 64 - spec_.scale;
-    v += val0_ + val1_;
-    v *= (val0_ | 0x4519840211493211ULL);
-    v = bitreverse64(v) >> shift;
-    v *= (val1_ | 0x3050852102C843A5ULL);
-    v = bitreverse64(v) >> shift;
-    return v;
-  }
+  // The reference's vertex permutation, a bijection on [0, N).
+  uint64_t scramble(uint64_t v) const { return scramble_words(v, val0_, val1_, 64 - spec_.scale); }
   uint64_t scramble_val0() const { return val0_; }
   uint64_t scramble_val1() const { return val1_; }
 
