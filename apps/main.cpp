@@ -27,6 +27,7 @@ struct SpecFlags {
 void add_spec_flags(CLI::App* cmd, SpecFlags& f, bool scale_required) {
   auto* s = cmd->add_option("--scale,-s", f.scale, "log2 of the vertex count (1..40)");
   if (scale_required) s->required();
+  else s->capture_default_str();
   cmd->add_option("--edgefactor,-e", f.edgefactor, "edge tuples per vertex")->capture_default_str();
   cmd->add_option("--seed", f.seed, "the two 64-bit generator seeds, as A,B")->capture_default_str();
 }
