@@ -45,21 +45,6 @@ int validation_batch(const Csr<Id>& g, int requested, int roots) {
   return int(std::clamp<uint64_t>(1 + extra, 1, uint64_t(roots)));
 }
 
-// The input labels of the roots mapped to internal ids in one pass.
-template <class Id>
-std::vector<Id> roots_to_internal(const Csr<Id>& g, const std::vector<uint64_t>& roots) {
-  std::vector<std::pair<uint64_t, size_t>> sorted;
-  for (size_t i = 0; i < roots.size(); ++i) sorted.push_back({roots[i], i});
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<Id> ids(roots.size(), Csr<Id>::kNone);
-#pragma omp parallel for
-  for (uint64_t v = 0; v < g.n; ++v) {
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{g.to_input[v], 0});
-    for (; it != sorted.end() && it->first == g.to_input[v]; ++it) ids[it->second] = Id(v);
-  }
-  return ids;
-}
-
 template <class Id, class Source>
 int run_with(const RunConfig& cfg, const Source& source, double generation_time) {
   const KroneckerSpec& spec = source.spec();
@@ -89,7 +74,7 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
   const std::vector<uint64_t> roots = search_roots(spec, cfg.roots, [&](uint64_t v) { return (has_edge_words[v >> 6] >> (v & 63)) & 1; });
   std::vector<uint64_t>().swap(has_edge_words);
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", spec.scale));
-  const std::vector<Id> internal = roots_to_internal(g, roots);
+  const std::vector<Id> internal = internal_ids(g, roots);
 
   HybridBfs<Id> bfs(g, partitioning, cfg.bfs);
   const int batch = cfg.validate ? validation_batch(g, cfg.validate_batch, int(roots.size())) : 1;
@@ -159,6 +144,7 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
   j["threads"] = threads;
   j["graph"] = cfg.graph_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(cfg.graph_dir);
   j["numa_parts"] = parts;
+  j["partitions"] = partitioning.describe();
   j["numa_nodes"] = topo.nodes();
   j["alpha"] = cfg.bfs.alpha;
   j["beta"] = cfg.bfs.beta;

@@ -42,13 +42,18 @@ struct Csr {
   }
 };
 
-// Internal ids of the given input labels (one pass over to_input; for roots, not for hot paths).
+// Internal ids of the given input labels, in one parallel pass over to_input (for roots, not hot paths).
 template <class Id>
 std::vector<Id> internal_ids(const Csr<Id>& g, const std::vector<uint64_t>& labels) {
+  std::vector<std::pair<uint64_t, size_t>> sorted;
+  for (size_t i = 0; i < labels.size(); ++i) sorted.push_back({labels[i], i});
+  std::sort(sorted.begin(), sorted.end());
   std::vector<Id> ids(labels.size(), Csr<Id>::kNone);
-  for (uint64_t v = 0; v < g.n; ++v)
-    for (size_t i = 0; i < labels.size(); ++i)
-      if (g.to_input[v] == labels[i]) ids[i] = Id(v);
+#pragma omp parallel for
+  for (uint64_t v = 0; v < g.n; ++v) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{g.to_input[v], 0});
+    for (; it != sorted.end() && it->first == g.to_input[v]; ++it) ids[it->second] = Id(v);
+  }
   return ids;
 }
 

@@ -24,7 +24,7 @@ struct Partitioning {
   int part_of(uint64_t v) const;
   // The part a thread serves first; with more parts than threads a thread serves several in turn.
   int home_part(int thread, int threads) const { return int(int64_t(thread) * parts() / threads); }
-  std::string describe() const;
+  std::string describe() const;  // "[begin,end)@nodeN, ..."
 
   // Splits [0, n) into `parts` ranges of roughly equal work; work_prefix(v) is the work of [0, v), non-decreasing.
   static Partitioning balanced(uint64_t n, const std::function<uint64_t(uint64_t)>& work_prefix, int parts,

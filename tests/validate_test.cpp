@@ -26,10 +26,9 @@ class PlantedErrors : public ::testing::Test {
     parent.resize(g.n);
     bfs.search(internal_ids(g, {root})[0], parent.data());
     nedge = bfs.reached_raw_degree_sum() / 2;
-    for (uint64_t v = 0; v < g.n; ++v) {
-      adjacent.emplace_back();
-      for (uint32_t u : g.neighbors(internal_ids(g, {v})[0])) adjacent.back().push_back(g.to_input[u]);
-    }
+    adjacent.resize(g.n);
+    for (uint64_t v = 0; v < g.n; ++v)
+      for (uint32_t u : g.neighbors(v)) adjacent[g.to_input[v]].push_back(g.to_input[u]);
     level.assign(g.n, -1);
     for (uint64_t v = 0; v < g.n; ++v)
       if (parent[v] != kNone) {
