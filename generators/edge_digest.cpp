@@ -23,10 +23,7 @@ EdgeListDigest digest_edge_list(const Kronecker& gen, const std::function<void(u
   EdgeListDigest d{m, 0, kFnvOffset};
   for (uint64_t begin = 0; begin < m; begin += block) {
     const uint64_t end = std::min(m, begin + block), n = end - begin;
-    const uint64_t piece = 4096;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (uint64_t p = 0; p < (n + piece - 1) / piece; ++p)
-      gen.generate(begin + p * piece, std::min(end, begin + (p + 1) * piece), buffer.data() + p * piece);
+    gen.generate_parallel(begin, end, buffer.data());
     for (uint64_t i = 0; i < n; ++i) {
       d.self_loops += buffer[i].u == buffer[i].v;
       d.fnv1a64 = fnv_word(fnv_word(d.fnv1a64, buffer[i].u), buffer[i].v);

@@ -65,6 +65,13 @@ Edge Kronecker::edge_from_stream(MrgState s) const {
   return {scramble(src), scramble(tgt)};
 }
 
+void Kronecker::generate_parallel(uint64_t begin, uint64_t end, Edge* out) const {
+  const uint64_t piece = 4096;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (uint64_t first = begin; first < end; first += piece)
+    generate(first, std::min(end, first + piece), out + (first - begin));
+}
+
 void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
   if (begin >= end) return;
   const MrgMatrix& stride = mrg_edge_stride();

@@ -56,6 +56,8 @@ class Kronecker {
 
   // Writes edges [begin, end) to out[0 .. end-begin).
   void generate(uint64_t begin, uint64_t end, Edge* out) const;
+  // The same, split across the OpenMP team (for callers that need one large block in order).
+  void generate_parallel(uint64_t begin, uint64_t end, Edge* out) const;
   // The reference's vertex permutation, a bijection on [0, N).
   uint64_t scramble(uint64_t v) const { return scramble_words(v, val0_, val1_, 64 - spec_.scale); }
   uint64_t scramble_val0() const { return val0_; }

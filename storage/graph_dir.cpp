@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 
@@ -88,35 +89,32 @@ GraphDir GraphDir::open(const std::string& path) {
   if (h.edge_count != g.spec_.edge_count() || h.block_count != (h.edge_count + kBlockEdges - 1) / kBlockEdges)
     throw Error(hdr_path + " is corrupted (edge count does not match SCALE and edgefactor)");
 
-  File edges(path + "/" + kEdgesFile, O_RDONLY);
-  const uint64_t size = edges.size();
+  g.edges_ = std::make_shared<File>(path + "/" + kEdgesFile, O_RDONLY);
+  const uint64_t size = g.edges_->size();
   if (size < g.data_bytes())
-    throw Error(edges.path() + " is truncated: " + std::to_string(size) + " of " + std::to_string(g.data_bytes()) + " bytes");
-  if (size > g.data_bytes()) throw Error(edges.path() + " has " + std::to_string(size - g.data_bytes()) + " bytes of trailing data");
+    throw Error(g.edges_->path() + " is truncated: " + std::to_string(size) + " of " + std::to_string(g.data_bytes()) + " bytes");
+  if (size > g.data_bytes()) throw Error(g.edges_->path() + " has " + std::to_string(size - g.data_bytes()) + " bytes of trailing data");
   return g;
 }
 
 std::span<const Edge> GraphDir::read_block(uint64_t b, std::vector<char>& raw, Edge* out) const {
-  // One open per block keeps this thread-safe and simple; the cost is negligible next to 8 MiB of reading.
   const uint64_t first = b * kBlockEdges, n = std::min(kBlockEdges, edge_count() - first);
   const uint64_t bytes = n * 2 * uint64_t(id_bytes_);
   raw.resize(bytes);
-  File f(path_ + "/" + kEdgesFile, O_RDONLY);
-  f.pread_all(raw.data(), bytes, first * 2 * uint64_t(id_bytes_));
+  edges_->pread_all(raw.data(), bytes, first * 2 * uint64_t(id_bytes_));  // pread: safe from any thread
   if (XXH3_64bits(raw.data(), bytes) != block_hashes_[b])
-    throw Error(f.path() + " is corrupted: checksum mismatch in block " + std::to_string(b) + " (edges " +
+    throw Error(edges_->path() + " is corrupted: checksum mismatch in block " + std::to_string(b) + " (edges " +
                 std::to_string(first) + ".." + std::to_string(first + n - 1) + ")");
   decode(raw.data(), n, id_bytes_, out);
   return {out, n};
 }
 
 void GraphDir::verify(const ProgressFn& progress) const {
-  std::vector<char> raw;
-  std::vector<Edge> edges(kBlockEdges);
-  for (uint64_t b = 0; b < block_count(); ++b) {
-    read_block(b, raw, edges.data());
-    if (progress) progress(b + 1, block_count());
-  }
+  std::atomic<uint64_t> done{0};
+  for_each_edge_chunk([&](uint64_t, std::span<const Edge>) {  // reading a block checks its hash
+    const uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (progress && omp_get_thread_num() == 0) progress(d, block_count());
+  });
 }
 
 void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, const ProgressFn& progress) {
@@ -139,10 +137,7 @@ void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, 
   std::vector<uint64_t> hashes(blocks);
   for (uint64_t b = 0; b < blocks; ++b) {
     const uint64_t first = b * GraphDir::kBlockEdges, n = std::min(GraphDir::kBlockEdges, m - first);
-    const uint64_t piece = 4096;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (uint64_t p = 0; p < (n + piece - 1) / piece; ++p)
-      gen.generate(first + p * piece, std::min(first + n, first + (p + 1) * piece), buffer.data() + p * piece);
+    gen.generate_parallel(first, first + n, buffer.data());
     encode({buffer.data(), n}, id_bytes, raw.data());
     hashes[b] = XXH3_64bits(raw.data(), n * 2 * id_bytes);
     edges.write_all(raw.data(), n * 2 * id_bytes);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "generators/edge_stream.hpp"
 #include "generators/kronecker.hpp"
+#include "storage/file.hpp"
 
 namespace strata {
 
@@ -61,6 +63,7 @@ class GraphDir {
   KroneckerSpec spec_;
   int id_bytes_ = 4;
   std::vector<uint64_t> block_hashes_;
+  std::shared_ptr<File> edges_;  // edges.bin, open once; copies of this object share it
 };
 
 // Generates the edge list into a new graph directory at path (temporary name, fsync, rename).
