@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -14,6 +15,7 @@
 #include "storage/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/uring_reader.hpp"
 
 namespace strata {
 namespace {
@@ -43,6 +45,33 @@ uint64_t parse_u64(const std::string& text, const std::string& what) {
   }
   if (used == 0 || used != text.size()) throw Error(fmt::format("malformed {} '{}': expected an unsigned 64-bit integer", what, text));
   return x;
+}
+
+// "4G", "512M", "64k", "1.5G", "123456": binary multiples (K = 1024), an optional trailing "B"/"iB".
+uint64_t parse_bytes(const std::string& text, const std::string& what) {
+  std::string t = text;
+  if (t.size() > 2 && (t.ends_with("iB") || t.ends_with("ib"))) t.resize(t.size() - 2);
+  else if (t.size() > 1 && (t.back() == 'B' || t.back() == 'b')) t.pop_back();
+  uint64_t mult = 1;
+  if (!t.empty()) {
+    switch (t.back()) {
+      case 'k': case 'K': mult = uint64_t(1) << 10; break;
+      case 'm': case 'M': mult = uint64_t(1) << 20; break;
+      case 'g': case 'G': mult = uint64_t(1) << 30; break;
+      case 't': case 'T': mult = uint64_t(1) << 40; break;
+    }
+    if (mult != 1) t.pop_back();
+  }
+  size_t used = 0;
+  double x = -1;
+  try {
+    if (!t.empty() && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '.')) x = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != t.size() || x < 0 || x * double(mult) >= 1.8e19)
+    throw Error(fmt::format("malformed {} '{}': expected a byte count such as 512M, 4G or 1073741824", what, text));
+  return uint64_t(x * double(mult));
 }
 
 KroneckerSpec make_spec(const SpecFlags& f) {
@@ -136,6 +165,25 @@ int main_checked(int argc, char** argv) {
   run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
   run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
   run->add_option("--json", cfg.json_path, "also write the results as JSON to this file");
+  std::string placement = "in-core", dram_budget, io_request = "128K";
+  bool on_mem_set = false;
+  run->add_option("--placement", placement, "where the adjacency lives: in-core, out-of-core (needs --graph)")
+      ->capture_default_str();
+  run->add_option("--dram-budget", dram_budget,
+                  "out-of-core: DRAM for the edge cache and I/O buffers, e.g. 512M, 4G (default: half of what is free)");
+  auto* on_mem = run->add_option("--on-mem-edges", cfg.on_mem_edges,
+                                 "out-of-core: keep the first K entries of every list in DRAM (default: the largest K "
+                                 "the budget holds)")
+                     ->check(CLI::NonNegativeNumber);
+  run->add_option("--hub-degree", cfg.hub_degree, "out-of-core: lists at least this long stay whole in DRAM (default: none)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--io-depth", cfg.io.depth, "out-of-core: reads in flight per thread")
+      ->capture_default_str()->check(CLI::Range(1, 4096));
+  run->add_option("--io-request", io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
+      ->capture_default_str();
+  std::string fault_plan;
+  run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails)")
+      ->group("");
   run->add_option("--debug-corrupt-search", cfg.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
       ->group("");  // hidden from --help
@@ -148,6 +196,31 @@ int main_checked(int argc, char** argv) {
   cfg.validate = !no_validate;
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
+  on_mem_set = on_mem->count() > 0;
+  if (placement == "in-core") cfg.placement = Placement::kInCore;
+  else if (placement == "out-of-core") cfg.placement = Placement::kOutOfCore;
+  else throw Error(fmt::format("unknown --placement '{}': expected in-core or out-of-core", placement));
+  if (!on_mem_set) cfg.on_mem_edges = -1;
+  if (!dram_budget.empty()) {
+    cfg.dram_budget = parse_bytes(dram_budget, "--dram-budget");
+    if (cfg.dram_budget == 0) throw Error("--dram-budget must be positive");
+  }
+  const uint64_t request = parse_bytes(io_request, "--io-request");
+  if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
+    throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", io_request));
+  cfg.io.request_bytes = uint32_t(request);
+  if (cfg.placement == Placement::kInCore &&
+      (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
+    throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core");
+  for (size_t at = 0; at < fault_plan.size();) {
+    size_t end = fault_plan.find(',', at);
+    if (end == std::string::npos) end = fault_plan.size();
+    const std::string item = fault_plan.substr(at, end - at);
+    if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
+    else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");
+    else throw Error("malformed --debug-io-faults '" + fault_plan + "'");
+    at = end + 1;
+  }
   if (numa != "auto") {
     const uint64_t k = parse_u64(numa, "--numa-nodes");
     if (k < 1 || k > 1024) throw Error(fmt::format("--numa-nodes must be auto or 1..1024 (got {})", numa));

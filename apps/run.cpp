@@ -1,11 +1,17 @@
 // `strata run`: kernel 0 (or a graph directory), kernel 1 (timed), 64 roots, kernel 2 (each search timed
 // alone), validation of every search (untimed, batched), the Graph500 block and JSON.
+//
+// Kernel 1 depends on the placement -- in-core builds the CSR in DRAM; out-of-core builds (or reuses) the
+// on-disk CSR in the graph directory and loads its O(N) part and the edge cache -- and hands a ready
+// search to the one stage that picks roots, searches, validates and reports.
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "apps/progress.hpp"
@@ -13,9 +19,12 @@
 #include "apps/run_config.hpp"
 #include "bfs/hybrid_bfs.hpp"
 #include "engine/build_csr.hpp"
+#include "engine/build_csr_files.hpp"
+#include "engine/edge_cache.hpp"
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
+#include "storage/csr_files.hpp"
 #include "storage/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
@@ -23,17 +32,48 @@
 
 namespace strata {
 
+const char* placement_name(Placement p) {
+  switch (p) {
+    case Placement::kInCore: return "in-core";
+    case Placement::kOutOfCore: return "out-of-core";
+    case Placement::kDax: return "dax";
+  }
+  return "?";
+}
+
 namespace {
 
 double now() { return omp_get_wtime(); }
+
+// A graph ready to search: what kernel 1 produced, in whichever placement. The search refers to the other
+// members, so a Prepared is filled in place and never moved; members are destroyed in reverse order, so
+// the search goes before the files and cache it reads.
+template <class Id>
+struct Prepared {
+  Prepared() = default;
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+
+  Csr<Id> g;
+  Partitioning partitioning;
+  double construction_time = 0;
+  std::optional<CsrFiles> files;
+  EdgeCache<Id> cache;
+  std::unique_ptr<HybridBfs<Id>> bfs;
+  nlohmann::json placement;  // placement-specific JSON keys
+  bool out_of_core = false;
+};
 
 // How many searches one validation pass checks. Each kept result costs a parent array and a level array
 // (the first search's levels live in the search's idle parent array). By default validation only uses what
 // kernel 1's peak already proved available -- the pre-dedup adjacency that deduplication gave back -- so a
 // run's peak is its construction's; --validate-batch trades memory for fewer passes over the tuples.
+// Out-of-core, kernel 1's peak was the budget: one search per pass unless asked.
 template <class Id>
-int validation_batch(const Csr<Id>& g, int requested, int roots) {
+int validation_batch(const Prepared<Id>& prep, int requested, int roots) {
   if (requested > 0) return std::min(requested, roots);
+  if (prep.out_of_core) return 1;
+  const Csr<Id>& g = prep.g;
   uint64_t raw_entries = 0;
 #pragma omp parallel for reduction(+ : raw_entries)
   for (uint64_t v = 0; v < g.n; ++v) raw_entries += g.raw_degree(v);
@@ -46,26 +86,136 @@ int validation_batch(const Csr<Id>& g, int requested, int roots) {
 }
 
 template <class Id, class Source>
-int run_with(const RunConfig& cfg, const Source& source, double generation_time) {
-  const KroneckerSpec& spec = source.spec();
-  const Topology topo = Topology::detect();
-  const int threads = omp_get_max_threads();
-  const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
-
-  // Kernel 1, timed: CSR build, partitioning, placement on the nodes.
-  double t0 = now();
-  Csr<Id> g;
+void prepare_in_core(Prepared<Id>& prep, const RunConfig& cfg, const Source& source, const Topology& topo, int parts) {
+  const double t0 = now();
   {
     Progress progress("kernel 1");
-    g = build_csr<Id>(source, [&](const char* phase, uint64_t done, uint64_t total) {
+    prep.g = build_csr<Id>(source, [&](const char* phase, uint64_t done, uint64_t total) {
       progress.set_label(std::string("kernel 1: ") + phase);
       progress.update(done, total);
     });
   }
-  const Partitioning partitioning = partition_by_work(g, parts, topo);
-  place_on_nodes(g, partitioning);
-  const double construction_time = now() - t0;
-  pin_threads(partitioning, topo, threads);
+  prep.partitioning = partition_by_work(prep.g, parts, topo);
+  place_on_nodes(prep.g, prep.partitioning);
+  prep.construction_time = now() - t0;
+  prep.bfs = std::make_unique<HybridBfs<Id>>(prep.g, prep.partitioning, cfg.bfs);
+  prep.placement = {{"placement", "in-core"}, {"csr_bytes", prep.g.bytes()}};
+}
+
+// O(N) DRAM of an out-of-core run besides the budget: offsets, labels, duplicate counts, cache offsets, two
+// parent arrays, queues, bitmaps, the output parent array and validation's levels. Construction's O(N)
+// (raw and final offsets, labels) is of the same size.
+uint64_t out_of_core_state_bytes(uint64_t n, int id_bytes) {
+  const uint64_t id = uint64_t(id_bytes);
+  return n * (4 + id + 1 + 4 + 2 * id + 2 * id + id + 4) + n / 2;
+}
+
+template <class Id>
+void prepare_out_of_core(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& dir, const Topology& topo, int parts) {
+  prep.out_of_core = true;
+  const KroneckerSpec& spec = dir.spec();
+  const int threads = omp_get_max_threads();
+  const uint64_t io_bytes = uint64_t(threads) * cfg.io.depth * cfg.io.request_bytes;
+  const uint64_t state = out_of_core_state_bytes(spec.vertex_count(), sizeof(Id));
+  const uint64_t available = available_memory_bytes();
+  uint64_t budget = cfg.dram_budget;
+  if (budget == 0) budget = available > state ? (available - state) / 2 : 0;
+  if (budget < io_bytes)
+    throw Error(fmt::format("--dram-budget {} is below the minimum {} for out-of-core: the I/O buffers alone take {} "
+                            "({} threads x depth {} x {}); raise it, or lower --io-depth or --threads",
+                            human_bytes(double(budget)), human_bytes(double(io_bytes)), human_bytes(double(io_bytes)),
+                            threads, cfg.io.depth, human_bytes(double(cfg.io.request_bytes))));
+  if (state + budget > available)
+    throw Error(fmt::format("out-of-core SCALE {} needs {} of O(N) state plus the {} budget; {} available", spec.scale,
+                            human_bytes(double(state)), human_bytes(double(budget)), human_bytes(double(available))));
+
+  // Kernel 1: the on-disk CSR (built, or reused when it matches this graph), then the O(N) arrays and the cache.
+  const double t0 = now();
+  const std::string path = CsrFiles::path_for(dir.path(), parts);
+  if (const int removed = remove_unfinished_builds(path))
+    std::fprintf(stderr, "strata: note: removed %d unfinished CSR build(s) of %s (an interrupted run); rebuilding\n",
+                 removed, path.c_str());
+  bool reused = path_exists(path);
+  ExternalBuildStats build{};
+  if (!reused) {
+    if (free_bytes_at(dir.path()) < dir.data_bytes() + spec.vertex_count() * 16)
+      throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
+                              human_bytes(double(dir.data_bytes() + spec.vertex_count() * 16)),
+                              human_bytes(double(free_bytes_at(dir.path())))));
+    Progress progress("kernel 1: building " + path);
+    build_csr_files<Id>(dir, path, parts, topo, budget,
+                        [&](const char* phase, uint64_t done, uint64_t total) {
+                          progress.set_label(std::string("kernel 1: on-disk CSR, ") + phase);
+                          progress.update(done, total);
+                        },
+                        &build);
+  }
+  const double built = now();
+  prep.files.emplace(CsrFiles::open(path, dir.header_hash(), spec.scale));
+  const CsrFiles& files = *prep.files;
+  if (files.layout().parts() != parts) throw Error(path + " has the wrong partition count; remove it to rebuild");
+  prep.g = load_csr_meta<Id>(files);
+  const Csr<Id>& g = prep.g;
+
+  const uint64_t room = budget - io_bytes;  // for the cache's entries
+  uint64_t k = 0;
+  if (cfg.on_mem_edges >= 0) {
+    k = uint64_t(cfg.on_mem_edges);
+    const uint64_t need = cache_entries(g, k, cfg.hub_degree) * sizeof(Id);
+    if (need > room && cfg.dram_budget > 0)
+      throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of I/O buffers, more than --dram-budget {}",
+                              k, human_bytes(double(need)), human_bytes(double(io_bytes)), human_bytes(double(budget))));
+  } else if (!k_for_budget(g, room, cfg.hub_degree, k)) {
+    throw Error(fmt::format("--dram-budget {} cannot hold the hubs' lists (--hub-degree {}): they need {} plus {} of "
+                            "I/O buffers",
+                            human_bytes(double(budget)), cfg.hub_degree,
+                            human_bytes(double(cache_entries(g, 0, cfg.hub_degree) * sizeof(Id))),
+                            human_bytes(double(io_bytes))));
+  }
+  {
+    Progress progress("kernel 1: loading the edge cache");
+    prep.cache = load_edge_cache(g, files, k, cfg.hub_degree, [&](uint64_t d, uint64_t t) { progress.update(d, t); });
+  }
+  prep.partitioning.bounds = files.layout().bounds;
+  for (int p = 0; p < parts; ++p) prep.partitioning.node.push_back(p % topo.nodes());
+  prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, files, cfg.io, prep.partitioning, cfg.bfs);
+  const double loaded = now();
+  // A reused CSR counts the build it took, so that construction_time always covers building the graph.
+  const double build_time = reused ? files.layout().build_seconds : built - t0;
+  prep.construction_time = build_time + (loaded - built);
+
+  const std::vector<const DirectFile*> adj_files = files.adj_files();
+  const bool direct = std::all_of(adj_files.begin(), adj_files.end(), [](const DirectFile* f) { return f->direct; });
+  const uint64_t max_degree = g.n ? g.degree(0) : 0;
+  prep.placement = {{"placement", "out-of-core"},
+                    {"dram_budget", budget},
+                    {"on_mem_edges", k},
+                    {"on_mem_edges_all", k >= max_degree},
+                    {"hub_degree", cfg.hub_degree == kNoHubs ? nlohmann::json(nullptr) : nlohmann::json(cfg.hub_degree)},
+                    {"edge_cache_bytes", prep.cache.entries_bytes()},
+                    {"io_buffer_bytes", prep.bfs->io_buffer_bytes()},
+                    {"state_bytes", state},
+                    {"adjacency_bytes", g.directed_edges() * sizeof(Id)},
+                    {"io_depth", cfg.io.depth},
+                    {"io_request_bytes", cfg.io.request_bytes},
+                    {"direct_io", direct},
+                    {"registered_buffers", prep.bfs->registered_buffers()},
+                    {"csr_dir", path},
+                    {"csr_reused", reused},
+                    {"csr_build_time", build_time},
+                    {"csr_build_passes", reused ? nlohmann::json(nullptr) : nlohmann::json(build.passes)},
+                    {"cache_load_time", loaded - built},
+                    {"csr_bytes", g.bytes() + prep.cache.entries_bytes() + prep.cache.offsets.bytes()}};
+}
+
+template <class Id, class Source>
+int search_and_report(const RunConfig& cfg, const Source& source, double generation_time, Prepared<Id>& prep,
+                      const Topology& topo, int parts) {
+  const KroneckerSpec& spec = source.spec();
+  const int threads = omp_get_max_threads();
+  const Csr<Id>& g = prep.g;
+  HybridBfs<Id>& bfs = *prep.bfs;
+  pin_threads(prep.partitioning, topo, threads);
 
   // Roots exactly as the reference chooses them: vertices with an edge other than self-loops.
   std::vector<uint64_t> has_edge_words((g.n + 63) / 64, 0);
@@ -76,11 +226,11 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", spec.scale));
   const std::vector<Id> internal = internal_ids(g, roots);
 
-  HybridBfs<Id> bfs(g, partitioning, cfg.bfs);
-  const int batch = cfg.validate ? validation_batch(g, cfg.validate_batch, int(roots.size())) : 1;
+  const int batch = cfg.validate ? validation_batch(prep, cfg.validate_batch, int(roots.size())) : 1;
   std::vector<std::vector<Id>> kept(batch);  // built one by one: copying a prototype would hold two at once
   for (auto& k : kept) k.resize(g.n);
   std::vector<SearchRecord> records;
+  std::vector<SearchStats> search_stats;
   std::vector<SearchToCheck<Id>> pending;
   std::string failure;
 
@@ -109,6 +259,8 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
     const double time = now() - s0;
     const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
     records.push_back({roots[i], time, nedge, 0.0, false});
+    search_stats.push_back(stats);
+    search_stats.back().levels.clear();
     if (cfg.corrupt_search == int(i)) {  // a planted error, after timing: proves the run catches it
       for (uint64_t v = 0; v < g.n; ++v)
         if (parent[v] != Csr<Id>::kNone && v != roots[i]) {
@@ -119,9 +271,13 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
     if (cfg.bfs.trace) {
       for (size_t l = 0; l < stats.levels.size(); ++l) {
         const LevelTrace& lt = stats.levels[l];
-        std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f\n", i,
+        std::string io;
+        if (prep.out_of_core)
+          io = fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
+                           lt.io.requests);
+        std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f%s\n", i,
                      (unsigned long long)roots[i], l, lt.bottom_up ? "bottom-up" : "top-down",
-                     (unsigned long long)lt.frontier, (unsigned long long)lt.edges_examined, lt.seconds);
+                     (unsigned long long)lt.frontier, (unsigned long long)lt.edges_examined, lt.seconds, io.c_str());
       }
     }
     if (cfg.validate) {
@@ -134,33 +290,48 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
     progress.update(i + 1, roots.size(), fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
   }
 
-  const auto stats = graph500_statistics(spec.scale, spec.edgefactor, generation_time, construction_time, records);
+  const auto stats = graph500_statistics(spec.scale, spec.edgefactor, generation_time, prep.construction_time, records);
   nlohmann::json j;
   j["scale"] = spec.scale;
   j["edgefactor"] = spec.edgefactor;
   j["seed"] = {spec.seed1, spec.seed2};
   j["nbfs"] = records.size();
-  j["placement"] = "in-core";
   j["threads"] = threads;
   j["graph"] = cfg.graph_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(cfg.graph_dir);
   j["numa_parts"] = parts;
-  j["partitions"] = partitioning.describe();
+  j["partitions"] = prep.partitioning.describe();
   j["numa_nodes"] = topo.nodes();
   j["alpha"] = cfg.bfs.alpha;
   j["beta"] = cfg.bfs.beta;
   j["validated"] = cfg.validate;
   j["validate_batch"] = batch;
-  j["csr_bytes"] = g.bytes();
   j["directed_edges"] = g.directed_edges();
+  j.update(prep.placement);
+  uint64_t bytes_read = 0, io_requests = 0;
+  for (const SearchStats& s : search_stats) bytes_read += s.io.bytes_read, io_requests += s.io.requests;
+  if (prep.out_of_core) {
+    j["bytes_read"] = bytes_read;
+    j["io_requests"] = io_requests;
+  }
   for (const auto& [key, value] : stats) j[key] = value;
   j["searches"] = nlohmann::json::array();
-  for (const SearchRecord& r : records)
-    j["searches"].push_back({{"root", r.root},
-                             {"time", r.time},
-                             {"nedge", r.nedge},
-                             {"teps", double(r.nedge) / r.time},
-                             {"validate_time", r.validate_time},
-                             {"valid", cfg.validate ? nlohmann::json(r.valid) : nlohmann::json(nullptr)}});
+  for (size_t i = 0; i < records.size(); ++i) {
+    const SearchRecord& r = records[i];
+    nlohmann::json s = {{"root", r.root},
+                        {"time", r.time},
+                        {"nedge", r.nedge},
+                        {"teps", double(r.nedge) / r.time},
+                        {"validate_time", r.validate_time},
+                        {"valid", cfg.validate ? nlohmann::json(r.valid) : nlohmann::json(nullptr)},
+                        {"edges_examined", search_stats[i].edges_examined}};
+    if (prep.out_of_core) {
+      s["edges_dram"] = search_stats[i].edges_examined - search_stats[i].io.edges_storage;
+      s["edges_storage"] = search_stats[i].io.edges_storage;
+      s["bytes_read"] = search_stats[i].io.bytes_read;
+      s["io_requests"] = search_stats[i].io.requests;
+    }
+    j["searches"].push_back(s);
+  }
   if (!failure.empty()) {
     j["error"] = failure;
     if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);
@@ -169,6 +340,14 @@ int run_with(const RunConfig& cfg, const Source& source, double generation_time)
     return 1;
   }
   std::fputs(format_block(stats).c_str(), stdout);
+  if (prep.out_of_core && !cfg.quiet_summary) {
+    std::printf("placement: out-of-core\ndram_budget: %s\non_mem_edges: %s\nedge_cache_bytes: %s\nbytes_read: %s\n"
+                "io_requests: %llu\n",
+                human_bytes(double(j["dram_budget"].get<uint64_t>())).c_str(),
+                j["on_mem_edges_all"].get<bool>() ? "all" : std::to_string(j["on_mem_edges"].get<uint64_t>()).c_str(),
+                human_bytes(double(j["edge_cache_bytes"].get<uint64_t>())).c_str(),
+                human_bytes(double(bytes_read)).c_str(), (unsigned long long)io_requests);
+  }
   if (!cfg.validate) std::fputs("validation: skipped (--no-validate): these results cannot be submitted\n", stdout);
   if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);
   return 0;
@@ -179,23 +358,34 @@ void check_memory(const KroneckerSpec& spec, int validate_batch) {
   const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1));
   const uint64_t have = available_memory_bytes();
   if (need > have)
-    throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available", spec.scale,
-                            human_bytes(double(need)), human_bytes(double(have))));
+    throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available (an out-of-core run, "
+                            "--placement out-of-core, needs far less)",
+                            spec.scale, human_bytes(double(need)), human_bytes(double(have))));
 }
 
 template <class Id>
 int run_typed(const RunConfig& cfg) {
+  const Topology topo = Topology::detect();
+  const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    check_memory<Id>(dir.spec(), cfg.validate_batch);
+    if (cfg.placement == Placement::kInCore) check_memory<Id>(dir.spec(), cfg.validate_batch);
     // With a stored graph, "generation" is producing a verified edge list: reading it and checking every block.
     const double t0 = now();
     {
       Progress progress("verifying " + cfg.graph_dir);
       dir.verify([&](uint64_t done, uint64_t total) { progress.update(done, total); });
     }
-    return run_with<Id>(cfg, dir, now() - t0);
+    const double generation = now() - t0;
+    Prepared<Id> prep;
+    if (cfg.placement == Placement::kOutOfCore) prepare_out_of_core<Id>(prep, cfg, dir, topo, parts);
+    else prepare_in_core<Id>(prep, cfg, dir, topo, parts);
+    return search_and_report<Id>(cfg, dir, generation, prep, topo, parts);
   }
+  if (cfg.placement != Placement::kInCore)
+    throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
+                            "--scale {} --out DIR`)",
+                            placement_name(cfg.placement), cfg.spec.scale));
   check_memory<Id>(cfg.spec, cfg.validate_batch);
   GeneratedEdges source{Kronecker(cfg.spec)};
   // Kernel 0 is timed as one pass generating every tuple; kernel 1 regenerates them as it needs them.
@@ -208,7 +398,10 @@ int run_typed(const RunConfig& cfg) {
       if (omp_get_thread_num() == 0) progress.update(d, cfg.spec.edge_count());
     });
   }
-  return run_with<Id>(cfg, source, now() - t0);
+  const double generation = now() - t0;
+  Prepared<Id> prep;
+  prepare_in_core<Id>(prep, cfg, source, topo, parts);
+  return search_and_report<Id>(cfg, source, generation, prep, topo, parts);
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // What `strata run` was asked to do.
 #pragma once
-#include <optional>
+#include <cstdint>
 #include <string>
 
 #include "bfs/hybrid_bfs.hpp"
+#include "engine/edge_cache.hpp"
 #include "generators/kronecker.hpp"
 
 namespace strata {
+
+enum class Placement { kInCore, kOutOfCore, kDax };
+const char* placement_name(Placement p);
 
 struct RunConfig {
   KroneckerSpec spec;
@@ -19,6 +23,13 @@ struct RunConfig {
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
   std::string json_path;
   int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
+
+  Placement placement = Placement::kInCore;
+  uint64_t dram_budget = 0;           // out-of-core: bytes for the edge cache and I/O buffers; 0 = half of what is free
+  int64_t on_mem_edges = -1;          // out-of-core: K; -1 = the largest K the budget holds
+  uint64_t hub_degree = kNoHubs;      // out-of-core: lists at least this long stay whole in DRAM
+  IoOptions io;
+  bool quiet_summary = false;         // testing/tools: no placement lines on stdout
 };
 
 // Runs kernel 1, the searches and their validation; prints the Graph500 block; returns the exit status.

@@ -1,6 +1,12 @@
 // Direction-optimizing BFS (Beamer et al.): top-down from a queue while the frontier is small, bottom-up
 // over a bitmap frontier while it is large. Work is split into the partitions' vertex ranges; a thread
 // serves its home part's chunks first (NUMA-local rows), then helps the others.
+//
+// The lists a step scans in DRAM are either the whole adjacency (in-core) or the edge cache's prefixes
+// (out-of-core). In the latter case a step marks the vertices whose answer may lie in a list's tail --
+// top-down: frontier vertices with a tail; bottom-up: unvisited vertices whose prefix found no parent --
+// and then reads those tails from storage in offset order, merged into large requests, each thread with
+// its own io_uring queue, scanning each buffer as it completes.
 #pragma once
 #include <omp.h>
 
@@ -8,11 +14,16 @@
 #include <atomic>
 #include <cstring>
 #include <span>
+#include <memory>
 #include <vector>
 
 #include "bfs/bitmap.hpp"
 #include "engine/csr.hpp"
+#include "engine/edge_cache.hpp"
 #include "engine/topology.hpp"
+#include "generators/edge_stream.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/uring_reader.hpp"
 
 namespace strata {
 
@@ -28,16 +39,32 @@ struct BfsOptions {
   bool trace = false;
 };
 
+// How tails are read: requests of up to request_bytes (lists that are close merged into one; a gap of at
+// most merge_gap bytes is read rather than paid for with another request), depth in flight per thread.
+struct IoOptions {
+  unsigned depth = 64;
+  uint32_t request_bytes = 128 << 10;
+  uint64_t merge_gap = 16 << 10;
+};
+
+struct LevelIo {
+  uint64_t edges_storage = 0;  // entries scanned from buffers read this level
+  uint64_t bytes_read = 0;
+  uint64_t requests = 0;
+};
+
 struct LevelTrace {
   bool bottom_up;
   uint64_t frontier;        // vertices in the frontier this level expanded
-  uint64_t edges_examined;  // adjacency entries read
+  uint64_t edges_examined;  // adjacency entries read (DRAM and storage)
   double seconds;
+  LevelIo io;
 };
 
 struct SearchStats {
   std::vector<LevelTrace> levels;  // filled when options.trace
-  uint64_t edges_examined = 0;
+  uint64_t edges_examined = 0;     // in DRAM and from storage
+  LevelIo io;                      // the storage part
 };
 
 template <class Id>
@@ -45,8 +72,37 @@ class HybridBfs {
  public:
   static constexpr Id kNone = Csr<Id>::kNone;
 
+  // In-core: every list in DRAM.
   HybridBfs(const Csr<Id>& g, const Partitioning& parts, const BfsOptions& options)
-      : g_(g), parts_(parts), opt_(options), parent_(g.n), front_(g.n), next_(g.n) {
+      : HybridBfs(g, g.adj.data(), g.offsets, parts, options) {}
+
+  // Out-of-core: the cache's prefixes in DRAM, the tails in the on-disk CSR's files (g holds its offsets).
+  // The partitions must be the files' (one file per part).
+  HybridBfs(const Csr<Id>& g, const EdgeCache<Id>& cache, const CsrFiles& files, const IoOptions& io,
+            const Partitioning& parts, const BfsOptions& options)
+      : HybridBfs(g, cache.adj.data(), cache.offsets, parts, options) {
+    if (files.layout().bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
+    files_ = &files;
+    io_ = io;
+    tails_ = Bitmap(g.n);
+    has_tails_ = cache.adj.size() < g.directed_edges();
+    const int threads = omp_get_max_threads();
+    for (int t = 0; t < threads; ++t)
+      readers_.push_back(std::make_unique<UringReader>(files.adj_files(), io.depth, io.request_bytes));
+  }
+
+  // DRAM taken by the I/O buffers (all threads).
+  uint64_t io_buffer_bytes() const {
+    uint64_t sum = 0;
+    for (const auto& r : readers_) sum += r->buffer_bytes();
+    return sum;
+  }
+  bool registered_buffers() const { return !readers_.empty() && readers_[0]->registered_buffers(); }
+
+ private:
+  HybridBfs(const Csr<Id>& g, const Id* dram_adj, const BlockOffsets& dram_offsets, const Partitioning& parts,
+            const BfsOptions& options)
+      : g_(g), adj_(dram_adj), off_(dram_offsets), parts_(parts), opt_(options), parent_(g.n), front_(g.n), next_(g.n) {
     const int k = parts.parts();
     for (int p = 0; p < k; ++p) {
       cur_.emplace_back(parts.end(p) - parts.begin(p));
@@ -63,6 +119,7 @@ class HybridBfs {
     while (active_ > 0 && g.degree(active_ - 1) == 0) --active_;
   }
 
+ public:
   // Searches from internal vertex `root`; writes parent_out[input label] = parent's input label (root: itself,
   // unreached: kNone). Resetting the state and translating labels are part of the search.
   SearchStats search(Id root, Id* parent_out) {
@@ -126,15 +183,22 @@ class HybridBfs {
   static constexpr uint64_t kQueueChunk = 64;   // frontier vertices per top-down work item
   static constexpr uint64_t kWordChunk = 16;    // bitmap words (1024 vertices) per bottom-up work item
   static constexpr size_t kLocalQueue = 512;    // discovered vertices buffered per thread before publishing
+  static constexpr uint64_t kTailChunkWords = 64;  // bitmap words (4096 vertices) per tail-reading work item
 
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, double t0) {
     s.edges_examined += examined;
-    if (opt_.trace) s.levels.push_back({up, frontier, examined, omp_get_wtime() - t0});
+    s.io.edges_storage += level_io_.edges_storage;
+    s.io.bytes_read += level_io_.bytes_read;
+    s.io.requests += level_io_.requests;
+    if (opt_.trace) s.levels.push_back({up, frontier, examined, omp_get_wtime() - t0, level_io_});
+    level_io_ = LevelIo{};
   }
 
   void reset() {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNone;
+    if (has_tails_) tails_.clear_words(0, tails_.word_count());  // a search ended by an error leaves marks
+    level_io_ = LevelIo{};
     std::fill(cur_size_.begin(), cur_size_.end(), 0);
   }
 
@@ -161,37 +225,55 @@ class HybridBfs {
       next_size_[p].store(0, std::memory_order_relaxed);
     }
     reset_claims();
-    uint64_t new_scout = 0, new_examined = 0;
-#pragma omp parallel reduction(+ : new_scout, new_examined)
-    {
-      std::vector<std::vector<Id>> local(k);
-      for (auto& l : local) l.reserve(kLocalQueue);
-      auto publish = [&](int q) {
-        if (local[q].empty()) return;
-        const uint64_t at = next_size_[q].fetch_add(local[q].size(), std::memory_order_relaxed);
-        std::memcpy(next_queue_[q].data() + at, local[q].data(), local[q].size() * sizeof(Id));
-        local[q].clear();
-      };
-      for_each_chunk(chunks, [&](int p, uint64_t c) {
-        const uint64_t end = std::min(cur_size_[p], (c + 1) * kQueueChunk);
-        for (uint64_t i = c * kQueueChunk; i < end; ++i) {
-          const Id u = cur_[p][i];
-          const auto nbrs = g_.neighbors(u);
-          new_examined += nbrs.size();
-          for (const Id v : nbrs) {
-            if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNone) continue;
-            Id expected = kNone;
-            if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
-              const int q = k == 1 ? 0 : parts_.part_of(v);
-              local[q].push_back(v);
-              if (local[q].size() == kLocalQueue) publish(q);
-              new_scout += g_.degree(v);
-            }
-          }
+    const int threads = omp_get_max_threads();
+    std::vector<std::vector<std::vector<Id>>> local(threads, std::vector<std::vector<Id>>(k));
+    auto publish = [&](std::vector<Id>& l, int q) {
+      if (l.empty()) return;
+      const uint64_t at = next_size_[q].fetch_add(l.size(), std::memory_order_relaxed);
+      std::memcpy(next_queue_[q].data() + at, l.data(), l.size() * sizeof(Id));
+      l.clear();
+    };
+    // Claims the unvisited among v's neighbours [first, last); returns the degrees it adds to the frontier.
+    auto expand = [&](Id u, const Id* first, const Id* last) {
+      std::vector<std::vector<Id>>& mine = local[omp_get_thread_num()];
+      uint64_t added = 0;
+      for (const Id* it = first; it != last; ++it) {
+        const Id v = *it;
+        if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNone) continue;
+        Id expected = kNone;
+        if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
+          const int q = k == 1 ? 0 : parts_.part_of(v);
+          mine[q].push_back(v);
+          if (mine[q].size() == kLocalQueue) publish(mine[q], q);
+          added += g_.degree(v);
         }
+      }
+      return added;
+    };
+    uint64_t new_scout = 0, new_examined = 0;
+    const bool tails = has_tails_;
+#pragma omp parallel reduction(+ : new_scout, new_examined)
+    for_each_chunk(chunks, [&](int p, uint64_t c) {
+      const uint64_t end = std::min(cur_size_[p], (c + 1) * kQueueChunk);
+      for (uint64_t i = c * kQueueChunk; i < end; ++i) {
+        const Id u = cur_[p][i];
+        const uint64_t b = off_[u], e = off_[u + 1];
+        new_examined += e - b;
+        new_scout += expand(u, adj_ + b, adj_ + e);
+        if (tails && e - b < g_.degree(u)) tails_.set_atomic(u);
+      }
+    });
+    if (tails) {
+      std::atomic<uint64_t> tail_scout{0};
+      read_tails([&](Id u, const Id* first, const Id* last) {
+        tail_scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
+        return uint64_t(last - first);
       });
-      for (int q = 0; q < k; ++q) publish(q);
+      new_scout += tail_scout.load();
+      new_examined += level_io_.edges_storage;
     }
+    for (auto& mine : local)
+      for (int q = 0; q < k; ++q) publish(mine[q], q);
     scout = new_scout;
     examined = new_examined;
     uint64_t total = 0;
@@ -211,34 +293,161 @@ class HybridBfs {
     uint64_t awake = 0, new_examined = 0;
     const uint64_t* front = front_.words();
     uint64_t* next = next_.words();
+    uint64_t* tails = has_tails_ ? tails_.words() : nullptr;
 #pragma omp parallel reduction(+ : awake, new_examined)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
       const uint64_t w_end = std::min(word_end(p), word_begin(p) + (c + 1) * kWordChunk);
-      const Id* adj = g_.adj.data();
       for (uint64_t w = word_begin(p) + c * kWordChunk; w < w_end; ++w) {
-        uint64_t bits = 0;
+        uint64_t bits = 0, tail_bits = 0;
         const uint64_t v_end = std::min(active_, w * 64 + 64);
         // Vertices in order: each list ends where the next begins, one offsets lookup per vertex.
-        uint64_t begin = w * 64 < v_end ? g_.offsets[w * 64] : 0;
+        uint64_t begin = w * 64 < v_end ? off_[w * 64] : 0;
         for (uint64_t v = w * 64; v < v_end; ++v) {
-          const uint64_t end = g_.offsets[v + 1];
+          const uint64_t end = off_[v + 1];
           if (parent_[v] == kNone) {
             uint64_t i = begin;  // first neighbour in the frontier: highest degree first, so usually early
-            while (i < end && !((front[adj[i] >> 6] >> (adj[i] & 63)) & 1)) ++i;
+            while (i < end && !((front[adj_[i] >> 6] >> (adj_[i] & 63)) & 1)) ++i;
             new_examined += std::min(i + 1, end) - begin;
             if (i < end) {
-              parent_[v] = adj[i];
+              parent_[v] = adj_[i];
               bits |= uint64_t(1) << (v & 63);
               ++awake;
+            } else if (tails && end - begin < g_.degree(v)) {
+              tail_bits |= uint64_t(1) << (v & 63);
             }
           }
           begin = end;
         }
         next[w] = bits;
+        if (tails) tails[w] = tail_bits;
       }
     });
+    if (tails) {
+      std::atomic<uint64_t> found{0};
+      read_tails([&](Id v, const Id* first, const Id* last) {
+        if (parent_[v] != kNone) return uint64_t(0);  // found in an earlier piece of a long list
+        const Id* it = first;
+        while (it != last && !((front[*it >> 6] >> (*it & 63)) & 1)) ++it;
+        if (it == last) return uint64_t(last - first);
+        parent_[v] = *it;
+        next_.set_atomic(v);
+        found.fetch_add(1, std::memory_order_relaxed);
+        return uint64_t(it - first + 1);
+      });
+      awake += found.load();
+      new_examined += level_io_.edges_storage;
+    }
     examined = new_examined;
     return awake;
+  }
+
+  // Reads the tails of the vertices marked in tails_ (then clears the marks): each thread claims chunks of
+  // vertices, home part first, and streams their tails through its own reader; visit(v, first, last) gets
+  // the entries of v's tail held by one buffer (a tail longer than a request comes in several pieces, in
+  // order) and returns the entries it examined.
+  template <class Visit>
+  void read_tails(Visit&& visit) {
+    const int k = parts_.parts();
+    std::vector<uint64_t> chunks(k);
+    for (int p = 0; p < k; ++p) chunks[p] = (word_end(p) - word_begin(p) + kTailChunkWords - 1) / kTailChunkWords;
+    reset_claims();
+    const CsrLayout& L = files_->layout();
+    // Byte range of v's tail in its partition's file.
+    auto tail_bytes = [&](uint64_t v, int p, uint64_t& a, uint64_t& b) {
+      a = (g_.offsets[v] + (off_[v + 1] - off_[v]) - L.part_first[p]) * sizeof(Id);
+      b = (g_.offsets[v + 1] - L.part_first[p]) * sizeof(Id);
+    };
+    FirstError errors;
+    uint64_t scanned = 0, bytes = 0, requests = 0;
+#pragma omp parallel reduction(+ : scanned, bytes, requests)
+    {
+      UringReader& reader = *readers_[omp_get_thread_num()];
+      const uint64_t bytes0 = reader.bytes_read(), requests0 = reader.requests();
+      const int home = parts_.home_part(omp_get_thread_num(), omp_get_num_threads());
+      int turn = 0, p = home;
+      uint64_t v = 0, v_end = 0, resume = 0;  // next vertex to consider, end of the claimed chunk
+      auto claim = [&] {
+        for (; turn < k; ++turn) {
+          p = (home + turn) % k;
+          const uint64_t c = claim_[p].fetch_add(1, std::memory_order_relaxed);
+          if (c < chunks[p]) {
+            v = (word_begin(p) + c * kTailChunkWords) * 64;
+            v_end = std::min({parts_.end(p), active_, (word_begin(p) + (c + 1) * kTailChunkWords) * 64});
+            return true;
+          }
+        }
+        return false;
+      };
+      auto next_marked = [&](uint64_t from) {
+        const uint64_t* words = tails_.words();
+        for (uint64_t x = from; x < v_end;) {
+          const uint64_t bits = words[x >> 6] >> (x & 63);
+          if (bits) return std::min(v_end, x + __builtin_ctzll(bits));
+          x = (x | 63) + 1;
+        }
+        return v_end;
+      };
+      errors.run([&] {
+        reader.run(
+            [&](ReadRequest& r) {
+              for (;;) {
+                if (v >= v_end && !claim()) return false;
+                const uint64_t first = next_marked(v);
+                if (first == v_end) {
+                  v = v_end;
+                  continue;
+                }
+                uint64_t a, b;
+                tail_bytes(first, p, a, b);
+                if (resume) a = resume;
+                const uint64_t lo = align_down(a), max = io_.request_bytes;
+                uint64_t hi = align_up(b);
+                r.file = uint32_t(p);
+                r.offset = lo;
+                r.tag[0] = first;
+                if (hi - lo > max) {  // a long tail: this piece, and the next request resumes after it
+                  resume = lo + max;
+                  v = first;
+                  r.length = uint32_t(max);
+                  r.tag[1] = first + 1;
+                  return true;
+                }
+                resume = 0;
+                uint64_t last = first;
+                for (uint64_t w = next_marked(first + 1); w < v_end; w = next_marked(w + 1)) {
+                  uint64_t aw, bw;
+                  tail_bytes(w, p, aw, bw);
+                  if (align_down(aw) > hi + io_.merge_gap || align_up(bw) - lo > max) break;
+                  hi = std::max(hi, align_up(bw));
+                  last = w;
+                }
+                v = last + 1;
+                r.length = uint32_t(hi - lo);
+                r.tag[1] = last + 1;
+                return true;
+              }
+            },
+            [&](const ReadRequest& r, const char* data) {
+              for (uint64_t x = r.tag[0]; x < r.tag[1]; ++x) {
+                if (!tails_.test(x)) continue;
+                uint64_t a, b;
+                tail_bytes(x, int(r.file), a, b);
+                a = std::max(a, r.offset);
+                b = std::min(b, r.offset + r.length);
+                if (a >= b) continue;
+                const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
+                scanned += visit(Id(x), first, first + (b - a) / sizeof(Id));
+              }
+            });
+      });
+      bytes += reader.bytes_read() - bytes0;
+      requests += reader.requests() - requests0;
+    }
+    tails_.clear_words(0, tails_.word_count());
+    errors.rethrow();
+    level_io_.edges_storage += scanned;
+    level_io_.bytes_read += bytes;
+    level_io_.requests += requests;
   }
 
   // Parts own whole words; only the last non-empty part may end mid-word (at n), and parts after it are empty.
@@ -276,6 +485,8 @@ class HybridBfs {
   }
 
   const Csr<Id>& g_;
+  const Id* adj_;             // the lists (or prefixes) in DRAM
+  const BlockOffsets& off_;   // their bounds
   const Partitioning& parts_;
   BfsOptions opt_;
   NumaArray<Id> parent_;  // internal ids; kNone = not reached
@@ -284,6 +495,13 @@ class HybridBfs {
   std::vector<uint64_t> cur_size_;
   std::vector<std::atomic<uint64_t>> next_size_, claim_;
   uint64_t active_ = 0;  // vertices [0, active_) have edges
+  // Out-of-core only.
+  const CsrFiles* files_ = nullptr;
+  IoOptions io_;
+  bool has_tails_ = false;
+  Bitmap tails_;  // vertices whose tail this level must read
+  std::vector<std::unique_ptr<UringReader>> readers_;  // one per thread
+  LevelIo level_io_;
 };
 
 }  // namespace strata

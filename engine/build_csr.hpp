@@ -56,22 +56,16 @@ void radix_sort(Id* a, size_t len, std::vector<Id>& scratch, int key_bits) {
 
 }  // namespace build_detail
 
-// Source: spec() and for_each_edge_chunk(fn(first, span<const Edge>)) (GeneratedEdges, GraphDir).
+// Kernel 1's first pass, shared by the in-memory and the external build: counts each input label's
+// non-self-loop degree, then renumbers by degree (highest first, ties by input label) with a stable
+// counting sort done in place, so that label[v] turns from v's degree into v's internal id. Returns the raw
+// (pre-deduplication) list bounds over internal ids: n + 1 offsets, 64-bit, as they serve as fill cursors.
 template <class Id, class Source>
-Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
+NumaArray<uint64_t> order_by_degree(const Source& source, NumaArray<Id>& label, const BuildProgress& progress) {
   using build_detail::kBatch;
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
-  constexpr Id kNone = Csr<Id>::kNone;
-  auto report = [&](const char* phase, std::atomic<uint64_t>& done, uint64_t add) {
-    const uint64_t d = done.fetch_add(add, std::memory_order_relaxed) + add;
-    if (progress && omp_get_thread_num() == 0) progress(phase, d, m);
-  };
-  Csr<Id> g;
-  g.n = n;
-
-  // Pass 1: non-self-loop degree per input label.
-  NumaArray<Id> label(n);  // degree per input label, then the label's internal id
+  label = NumaArray<Id>(n);
   std::atomic<uint64_t> done{0};
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
     for (size_t i = 0; i < edges.size(); i += kBatch) {
@@ -87,18 +81,17 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
         build_detail::fetch_add(label[e.v], Id(1));
       }
     }
-    report("count", done, edges.size());
+    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+    if (progress && omp_get_thread_num() == 0) progress("count", d, m);
   });
 
-  // Renumber by degree, highest first, ties by input label: a stable counting sort, done in place so that
-  // label[v] turns from v's degree into v's internal id; offsets receive each internal id's degree.
   Id max_degree = 0;
 #pragma omp parallel for reduction(max : max_degree)
   for (uint64_t v = 0; v < n; ++v) max_degree = std::max(max_degree, label[v]);
   std::vector<uint64_t> next_slot(uint64_t(max_degree) + 2, 0);
   for (uint64_t v = 0; v < n; ++v) ++next_slot[max_degree - label[v] + 1];
   for (size_t d = 1; d < next_slot.size(); ++d) next_slot[d] += next_slot[d - 1];
-  NumaArray<uint64_t> offsets(n + 1);  // 64-bit here: they serve as the fill's cursors
+  NumaArray<uint64_t> offsets(n + 1);
   for (uint64_t v = 0; v < n; ++v) {
     const Id degree = label[v];
     const uint64_t id = next_slot[max_degree - degree]++;
@@ -106,10 +99,72 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
     offsets[id + 1] = degree;
   }
   for (uint64_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
+  return offsets;
+}
+
+// The internal-to-input label map, from the renumbering.
+template <class Id>
+NumaArray<Id> invert_labels(const NumaArray<Id>& label) {
+  NumaArray<Id> to_input(label.size());
+#pragma omp parallel for
+  for (uint64_t v = 0; v < label.size(); ++v) to_input[label[v]] = Id(v);
+  return to_input;
+}
+
+// Sorts and deduplicates `count` lists in place: list i is adj[offsets[i] - offsets[0], offsets[i+1] - offsets[0]),
+// ids below id_limit. A list that shrank ends with a kNone sentinel (larger than any id, so it cannot be
+// mistaken for a neighbour). Lists come ordered by length (ids are degree-ordered), so the long lists (most
+// of the entries) come first: one list at a time with a radix sort, then the short ones with std::sort.
+template <class Id>
+void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint64_t id_limit) {
+  constexpr Id kNone = Id(-1);
+  const uint64_t base = offsets[0];
+  uint64_t long_lists = 0, hi = count;  // list lengths do not increase with the id
+  while (long_lists < hi) {
+    const uint64_t mid = long_lists + (hi - long_lists) / 2;
+    if (offsets[mid + 1] - offsets[mid] >= build_detail::kRadixMinLength) long_lists = mid + 1; else hi = mid;
+  }
+  int key_bits = 1;
+  while (key_bits < 64 && (id_limit - 1) >> key_bits) ++key_bits;
+#pragma omp parallel
+  {
+    std::vector<Id> scratch;
+    auto dedup = [&](Id* first, Id* last) {
+      Id* end = std::unique(first, last);
+      if (end != last) *end = kNone;
+    };
+#pragma omp for schedule(dynamic, 1) nowait
+    for (uint64_t v = 0; v < long_lists; ++v) {
+      Id* first = adj + (offsets[v] - base);
+      Id* last = adj + (offsets[v + 1] - base);
+      build_detail::radix_sort(first, size_t(last - first), scratch, key_bits);
+      dedup(first, last);
+    }
+#pragma omp for schedule(dynamic, 1024)
+    for (uint64_t v = long_lists; v < count; ++v) {
+      Id* first = adj + (offsets[v] - base);
+      Id* last = adj + (offsets[v + 1] - base);
+      std::sort(first, last);
+      dedup(first, last);
+    }
+  }
+}
+
+// Source: spec() and for_each_edge_chunk(fn(first, span<const Edge>)) (GeneratedEdges, GraphDir).
+template <class Id, class Source>
+Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
+  using build_detail::kBatch;
+  const uint64_t n = source.spec().vertex_count();
+  const uint64_t m = source.spec().edge_count();
+  constexpr Id kNone = Csr<Id>::kNone;
+  Csr<Id> g;
+  g.n = n;
+  NumaArray<Id> label;  // internal id of each input label
+  NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress);
+  std::atomic<uint64_t> done{0};
 
   // Pass 2: scatter both directions; offsets[v] serves as v's cursor and ends at the start of v + 1.
   g.adj = NumaArray<Id>(offsets[n]);
-  done = 0;
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
     Id a[kBatch], b[kBatch];
     for (size_t i = 0; i < edges.size(); i += kBatch) {
@@ -131,44 +186,13 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
         g.adj[build_detail::fetch_add(offsets[b[j]], uint64_t(1))] = a[j];
       }
     }
-    report("fill", done, edges.size());
+    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+    if (progress && omp_get_thread_num() == 0) progress("fill", d, m);
   });
   std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(uint64_t));
   offsets[0] = 0;
 
-  // Sort and deduplicate each list in place; a list that shrank ends with a kNone sentinel (larger than any
-  // id, so it cannot be mistaken for a neighbour).
-  // Ids are ordered by list length, so the long lists (most of the entries) come first: one list at a time
-  // with a radix sort, then the short ones in chunks with std::sort.
-  uint64_t long_lists = 0, hi = n;  // list lengths (raw degrees) do not increase with the id
-  while (long_lists < hi) {
-    const uint64_t mid = long_lists + (hi - long_lists) / 2;
-    if (offsets[mid + 1] - offsets[mid] >= build_detail::kRadixMinLength) long_lists = mid + 1; else hi = mid;
-  }
-  int key_bits = 1;
-  while (key_bits < 64 && (n - 1) >> key_bits) ++key_bits;
-#pragma omp parallel
-  {
-    std::vector<Id> scratch;
-    auto dedup = [&](Id* first, Id* last) {
-      Id* end = std::unique(first, last);
-      if (end != last) *end = kNone;
-    };
-#pragma omp for schedule(dynamic, 1) nowait
-    for (uint64_t v = 0; v < long_lists; ++v) {
-      Id* first = g.adj.data() + offsets[v];
-      Id* last = g.adj.data() + offsets[v + 1];
-      build_detail::radix_sort(first, size_t(last - first), scratch, key_bits);
-      dedup(first, last);
-    }
-#pragma omp for schedule(dynamic, 1024)
-    for (uint64_t v = long_lists; v < n; ++v) {
-      Id* first = g.adj.data() + offsets[v];
-      Id* last = g.adj.data() + offsets[v + 1];
-      std::sort(first, last);
-      dedup(first, last);
-    }
-  }
+  sort_and_dedup_lists(g.adj.data(), offsets.data(), n, n);
 
   // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
   // number of duplicates removed.
@@ -196,9 +220,7 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
   g.offsets = BlockOffsets(offsets);
   offsets = NumaArray<uint64_t>();
 
-  g.to_input = NumaArray<Id>(n);
-#pragma omp parallel for
-  for (uint64_t v = 0; v < n; ++v) g.to_input[label[v]] = Id(v);
+  g.to_input = invert_labels(label);
   return g;
 }
 

@@ -81,8 +81,9 @@ GraphDir GraphDir::open(const std::string& path) {
     throw Error(hdr_path + " is truncated or has trailing data (block table size mismatch)");
   g.block_hashes_.resize(h.block_count);
   hdr.pread_all(g.block_hashes_.data(), h.block_count * sizeof(uint64_t), sizeof h);
-  if (header_hash(h, g.block_hashes_) != h.header_hash) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
+  if (strata::header_hash(h, g.block_hashes_) != h.header_hash) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
 
+  g.header_hash_ = h.header_hash;
   g.spec_ = {int(h.scale), h.edgefactor, h.seed1, h.seed2};
   g.id_bytes_ = int(h.id_bytes);
   if (std::string why = g.spec_.check(); !why.empty()) throw Error(hdr_path + " is corrupted: " + why);
@@ -157,7 +158,7 @@ void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, 
   h.seed2 = spec.seed2;
   h.edge_count = m;
   h.block_count = blocks;
-  h.header_hash = header_hash(h, hashes);
+  h.header_hash = strata::header_hash(h, hashes);
   File hdr(dir.file(GraphDir::kHeaderFile), O_WRONLY | O_CREAT | O_TRUNC);
   hdr.write_all(&h, sizeof h);
   hdr.write_all(hashes.data(), hashes.size() * sizeof(uint64_t));

@@ -39,6 +39,7 @@ class GraphDir {
   int id_bytes() const { return id_bytes_; }
   uint64_t data_bytes() const { return edge_count() * 2 * uint64_t(id_bytes_); }
   uint64_t block_count() const { return block_hashes_.size(); }
+  uint64_t header_hash() const { return header_hash_; }  // identifies this edge list (derived files bind to it)
 
   // Reads block b (verifying its hash) into out, which must hold kBlockEdges edges; returns its edges.
   std::span<const Edge> read_block(uint64_t b, std::vector<char>& raw, Edge* out) const;
@@ -62,6 +63,7 @@ class GraphDir {
   std::string path_;
   KroneckerSpec spec_;
   int id_bytes_ = 4;
+  uint64_t header_hash_ = 0;
   std::vector<uint64_t> block_hashes_;
   std::shared_ptr<File> edges_;  // edges.bin, open once; copies of this object share it
 };

@@ -10,11 +10,13 @@
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
+#include "tests/test_util.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
 namespace {
 
+using test::depths;
 using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
 std::vector<int> boost_distances(const KroneckerSpec& spec, uint64_t root) {
@@ -30,20 +32,6 @@ std::vector<int> boost_distances(const KroneckerSpec& spec, uint64_t root) {
   return dist;
 }
 
-template <class Id>
-std::vector<int> depths(const std::vector<Id>& parent, uint64_t root) {
-  std::vector<int> d(parent.size(), -1);
-  d[root] = 0;
-  for (uint64_t v = 0; v < parent.size(); ++v) {
-    if (parent[v] == Id(-1)) continue;
-    int steps = 0;
-    for (uint64_t u = v; u != root; u = parent[u]) {
-      if (++steps > int(parent.size())) return {};  // a cycle: the caller's comparison fails
-    }
-    d[v] = steps;
-  }
-  return d;
-}
 
 std::vector<uint64_t> first_roots(const Csr<uint32_t>& g, const KroneckerSpec& spec, int count) {
   std::vector<bool> has_edge(g.n);

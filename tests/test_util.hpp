@@ -1,9 +1,12 @@
-// Helpers shared by the tests: a scratch directory removed at the end of the test.
+// Helpers shared by the tests: a scratch directory removed at the end of the test; BFS depths of a
+// parent array.
 #pragma once
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace strata::test {
 
@@ -20,5 +23,20 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Depth of every vertex in the tree given by parent (-1: unreached); empty if the parents hold a cycle.
+template <class Id>
+std::vector<int> depths(const std::vector<Id>& parent, uint64_t root) {
+  std::vector<int> d(parent.size(), -1);
+  d[root] = 0;
+  for (uint64_t v = 0; v < parent.size(); ++v) {
+    if (parent[v] == Id(-1)) continue;
+    int steps = 0;
+    for (uint64_t u = v; u != root; u = parent[u])
+      if (++steps > int(parent.size())) return {};
+    d[v] = steps;
+  }
+  return d;
+}
 
 }  // namespace strata::test

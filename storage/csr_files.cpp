@@ -1,0 +1,257 @@
+#include "storage/csr_files.hpp"
+
+#include <fcntl.h>
+#include <xxhash.h>
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "storage/error.hpp"
+
+namespace strata {
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'S'};
+constexpr uint32_t kVersion = 1;
+constexpr const char* kHeader = "csr.hdr";
+constexpr const char* kMeta = "meta.bin";
+
+struct DiskHeader {
+  char magic[8];
+  uint32_t version, id_bytes, scale, parts;
+  uint64_t graph_hash, n, entries, many_duplicates, meta_hash, hash_block;
+  double build_seconds;
+  uint64_t header_hash;  // XXH3 of this struct (header_hash = 0) and the arrays that follow
+};
+// Followed by bounds[parts + 1], part_first[parts + 1], then each partition's block hashes.
+
+uint64_t blocks_of(uint64_t bytes) { return (bytes + kCsrHashBlock - 1) / kCsrHashBlock; }
+
+uint64_t hash_all(DiskHeader h, const std::vector<uint64_t>& tail) {
+  h.header_hash = 0;
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  XXH3_64bits_update(st, &h, sizeof h);
+  XXH3_64bits_update(st, tail.data(), tail.size() * 8);
+  const uint64_t r = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return r;
+}
+
+}  // namespace
+
+uint64_t CsrLayout::meta_bytes() const {
+  return (n + 1) * 8 + n * uint64_t(id_bytes) + n + 8 + many_duplicates * 16;
+}
+
+std::string CsrFiles::path_for(const std::string& graph_dir, int parts) { return fmt::format("{}/csr-p{}", graph_dir, parts); }
+std::string CsrFiles::adj_name(int p) { return fmt::format("adj.{}.bin", p); }
+
+std::vector<const DirectFile*> CsrFiles::adj_files() const {
+  std::vector<const DirectFile*> files;
+  for (const auto& f : adj_) files.push_back(f.get());
+  return files;
+}
+
+CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale) {
+  CsrFiles c;
+  c.path_ = path;
+  const std::string hdr_path = path + "/" + kHeader;
+  File hdr(hdr_path, O_RDONLY);
+  DiskHeader h;
+  if (hdr.size() < sizeof h) throw Error(hdr_path + " is truncated (not a complete Strata CSR header)");
+  hdr.pread_all(&h, sizeof h, 0);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) throw Error(hdr_path + " has a bad magic: not a Strata CSR");
+  if (h.version != kVersion)
+    throw Error(fmt::format("{} has format version {}; this build reads version {}", hdr_path, h.version, kVersion));
+  if ((h.id_bytes != 4 && h.id_bytes != 8) || h.parts == 0 || h.parts > 4096 || h.hash_block != kCsrHashBlock ||
+      h.n > (uint64_t(1) << 40))
+    throw Error(hdr_path + " is corrupted (impossible layout fields)");
+  const uint64_t arrays = 2 * (uint64_t(h.parts) + 1);
+  if (hdr.size() < sizeof h + arrays * 8) throw Error(hdr_path + " is truncated");
+  std::vector<uint64_t> tail((hdr.size() - sizeof h) / 8);
+  hdr.pread_all(tail.data(), tail.size() * 8, sizeof h);
+  if (hash_all(h, tail) != h.header_hash) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
+  if (int(h.scale) != scale || h.graph_hash != graph_hash)
+    throw Error(fmt::format("{} was built from another graph (SCALE {}, graph checksum {:016x}; this graph: SCALE {}, "
+                            "{:016x}): remove it and run again to rebuild",
+                            path, h.scale, h.graph_hash, scale, graph_hash));
+  CsrLayout& L = c.layout_;
+  L.graph_hash = h.graph_hash;
+  L.scale = int(h.scale);
+  L.id_bytes = int(h.id_bytes);
+  L.n = h.n;
+  L.entries = h.entries;
+  L.many_duplicates = h.many_duplicates;
+  L.build_seconds = h.build_seconds;
+  L.bounds.assign(tail.begin(), tail.begin() + h.parts + 1);
+  L.part_first.assign(tail.begin() + h.parts + 1, tail.begin() + arrays);
+  c.meta_hash_ = h.meta_hash;
+  uint64_t at = arrays;
+  for (int p = 0; p < L.parts(); ++p) {
+    const uint64_t nb = blocks_of(L.adj_file_bytes(p));
+    if (at + nb > tail.size()) throw Error(hdr_path + " is corrupted (block table too short)");
+    c.hashes_.emplace_back(tail.begin() + at, tail.begin() + at + nb);
+    at += nb;
+  }
+  if (at != tail.size()) throw Error(hdr_path + " is corrupted (trailing data)");
+
+  File meta(path + "/" + kMeta, O_RDONLY);
+  if (meta.size() != L.meta_bytes())
+    throw Error(fmt::format("{} has {} bytes, expected {} (truncated or damaged)", meta.path(), meta.size(), L.meta_bytes()));
+  for (int p = 0; p < L.parts(); ++p) {
+    auto f = std::make_shared<DirectFile>(open_direct(path + "/" + adj_name(p)));
+    if (f->file.size() != L.adj_file_bytes(p))
+      throw Error(fmt::format("{} has {} bytes, expected {} (truncated or damaged)", f->file.path(), f->file.size(),
+                              L.adj_file_bytes(p)));
+    c.adj_.push_back(std::move(f));
+  }
+  return c;
+}
+
+CsrFiles::MetaReader::MetaReader(const CsrFiles& files)
+    : file_(files.path_ + "/" + kMeta, O_RDONLY),
+      expected_hash_(files.meta_hash_),
+      expected_bytes_(files.layout_.meta_bytes()),
+      state_(XXH3_createState()) {
+  XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));
+}
+
+CsrFiles::MetaReader::~MetaReader() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
+
+void CsrFiles::MetaReader::read(void* out, uint64_t bytes) {
+  char* p = static_cast<char*>(out);
+  if (at_ + bytes > expected_bytes_) throw Error(file_.path() + " is shorter than its header says");
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t len = std::min(kCsrHashBlock, bytes - done);
+    file_.pread_all(p + done, len, at_);
+    XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), p + done, len);
+    done += len;
+    at_ += len;
+  }
+}
+
+void CsrFiles::MetaReader::finish() {
+  if (at_ != expected_bytes_ || XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_)) != expected_hash_)
+    throw Error(file_.path() + " is corrupted (checksum mismatch)");
+}
+
+CsrWriter::CsrWriter(const std::string& path, const CsrLayout& layout)
+    : dir_(path, true, kHeader), layout_(layout), meta_(dir_.file(kMeta), O_WRONLY | O_CREAT | O_TRUNC) {
+  layout_.part_first.assign(1, 0);
+  block_.reserve(kCsrHashBlock);
+  meta_state_ = XXH3_createState();
+  XXH3_64bits_reset(static_cast<XXH3_state_t*>(meta_state_));
+}
+
+CsrWriter::~CsrWriter() {
+  if (meta_state_) XXH3_freeState(static_cast<XXH3_state_t*>(meta_state_));
+}
+
+void CsrWriter::flush_block(bool last) {
+  if (block_.empty()) return;
+  if (last) block_.resize(align_up(block_.size()), 0);
+  hashes_.back().push_back(XXH3_64bits(block_.data(), block_.size()));
+  adj_.write_all(block_.data(), block_.size());
+  block_.clear();
+}
+
+void CsrWriter::append(int part, const void* ids, uint64_t count) {
+  if (part != part_) {
+    if (part != part_ + 1 || part >= layout_.parts()) throw Error("internal error: CSR partitions written out of order");
+    if (part_ >= 0) finish_part(part_);
+    part_ = part;
+    adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
+    hashes_.emplace_back();
+    part_entries_ = 0;
+  }
+  const char* p = static_cast<const char*>(ids);
+  uint64_t bytes = count * uint64_t(layout_.id_bytes);
+  part_entries_ += count;
+  while (bytes > 0) {
+    const uint64_t take = std::min<uint64_t>(bytes, kCsrHashBlock - block_.size());
+    block_.insert(block_.end(), p, p + take);
+    p += take;
+    bytes -= take;
+    if (block_.size() == kCsrHashBlock) flush_block(false);
+  }
+}
+
+void CsrWriter::finish_part(int part) {
+  if (part != part_ || adj_.fd() < 0) return;
+  flush_block(true);
+  adj_.sync();
+  adj_.close();
+  layout_.part_first.push_back(layout_.part_first.back() + part_entries_);
+}
+
+void CsrWriter::write_meta(const void* data, uint64_t bytes) {
+  XXH3_64bits_update(static_cast<XXH3_state_t*>(meta_state_), data, bytes);
+  meta_.write_all(data, bytes);
+  meta_written_ += bytes;
+}
+
+void CsrWriter::commit(double build_seconds) {
+  // Partitions with no lists still get an (empty) file.
+  while (part_ + 1 < layout_.parts()) append(part_ + 1, nullptr, 0);
+  finish_part(part_);
+  layout_.entries = layout_.part_first.back();
+  layout_.build_seconds = build_seconds;
+  if (meta_written_ != layout_.meta_bytes())
+    throw Error(fmt::format("internal error: CSR meta is {} bytes, expected {}", meta_written_, layout_.meta_bytes()));
+  meta_.sync();
+  meta_.close();
+  auto* st = static_cast<XXH3_state_t*>(meta_state_);
+  DiskHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kVersion;
+  h.id_bytes = uint32_t(layout_.id_bytes);
+  h.scale = uint32_t(layout_.scale);
+  h.parts = uint32_t(layout_.parts());
+  h.graph_hash = layout_.graph_hash;
+  h.n = layout_.n;
+  h.entries = layout_.entries;
+  h.many_duplicates = layout_.many_duplicates;
+  h.meta_hash = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  meta_state_ = nullptr;
+  h.hash_block = kCsrHashBlock;
+  h.build_seconds = build_seconds;
+  std::vector<uint64_t> tail(layout_.bounds);
+  tail.insert(tail.end(), layout_.part_first.begin(), layout_.part_first.end());
+  for (const auto& hs : hashes_) tail.insert(tail.end(), hs.begin(), hs.end());
+  h.header_hash = hash_all(h, tail);
+  File hdr(dir_.file(kHeader), O_WRONLY | O_CREAT | O_TRUNC);
+  hdr.write_all(&h, sizeof h);
+  hdr.write_all(tail.data(), tail.size() * 8);
+  hdr.sync();
+  hdr.close();
+  dir_.commit();
+}
+
+int remove_unfinished_builds(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp-";
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(pid_t(pid), 0) == 0) continue;  // a build in progress
+    {
+      remove_tree(e.path().string());
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace strata

@@ -1,0 +1,113 @@
+// The on-disk CSR of a graph directory, built once by kernel 1 for the out-of-core and DAX placements and
+// reused by later runs:
+//
+//   DIR/csr-p<K>/csr.hdr    header: the graph it was built from (graph.hdr's checksum), SCALE, id width,
+//                           K partitions and their vertex bounds, entry counts, build time, checksums
+//   DIR/csr-p<K>/meta.bin   O(N) arrays: offsets (n+1 x u64), to_input (n ids), duplicates (n x u8),
+//                           saturated duplicate counts (count, then (v, count) u64 pairs)
+//   DIR/csr-p<K>/adj.<p>.bin  partition p's neighbour lists, back to back from offset 0, padded with zeros
+//                           to a multiple of 4 KiB (for O_DIRECT); one XXH3 per 4 MiB block in the header
+//
+// Offsets are global entry indices; partition p's lists start at entry part_first[p] of the concatenation.
+// The directory is written under a temporary name and renamed when complete: a crashed build leaves only
+// a temporary directory, which the next build removes.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/atomic_dir.hpp"
+#include "storage/direct_file.hpp"
+#include "storage/file.hpp"
+
+namespace strata {
+
+struct CsrLayout {
+  uint64_t graph_hash = 0;  // GraphDir::header_hash() of the graph it was built from
+  int scale = 0;
+  int id_bytes = 4;
+  uint64_t n = 0;
+  uint64_t entries = 0;      // directed edges after deduplication
+  uint64_t many_duplicates = 0;  // vertices whose duplicate count saturates one byte
+  double build_seconds = 0;  // how long the build took
+  std::vector<uint64_t> bounds;      // parts + 1 vertex bounds
+  std::vector<uint64_t> part_first;  // parts + 1 entry bounds: partition p holds [part_first[p], part_first[p+1])
+  int parts() const { return int(bounds.size()) - 1; }
+  uint64_t meta_bytes() const;
+  uint64_t adj_file_bytes(int p) const { return align_up((part_first[p + 1] - part_first[p]) * uint64_t(id_bytes)); }
+};
+
+inline constexpr uint64_t kCsrHashBlock = uint64_t(4) << 20;
+
+class CsrFiles {
+ public:
+  static std::string path_for(const std::string& graph_dir, int parts);
+  static std::string adj_name(int p);
+
+  // Opens a built CSR and checks its header against the graph (hash and SCALE); throws Error naming the
+  // mismatch. Adjacency files are opened for O_DIRECT reads and their sizes checked.
+  static CsrFiles open(const std::string& path, uint64_t graph_hash, int scale);
+
+  const std::string& path() const { return path_; }
+  const CsrLayout& layout() const { return layout_; }
+  const DirectFile& adj(int p) const { return *adj_[p]; }
+  std::vector<const DirectFile*> adj_files() const;
+  // Checksum of 4 MiB block b of partition p's file (the last block may be shorter).
+  uint64_t block_hash(int p, uint64_t b) const { return hashes_[p][b]; }
+  // Reads meta.bin in order, piece by piece, into the caller's arrays; finish() checks the checksum.
+  class MetaReader {
+   public:
+    explicit MetaReader(const CsrFiles& files);
+    MetaReader(const MetaReader&) = delete;
+    MetaReader& operator=(const MetaReader&) = delete;
+    ~MetaReader();
+    void read(void* out, uint64_t bytes);
+    void finish();  // throws Error if the bytes read do not match the header's checksum or size
+
+   private:
+    File file_;
+    uint64_t at_ = 0, expected_hash_, expected_bytes_;
+    void* state_;
+  };
+
+ private:
+  std::string path_;
+  CsrLayout layout_;
+  uint64_t meta_hash_ = 0;
+  std::vector<std::vector<uint64_t>> hashes_;
+  std::vector<std::shared_ptr<DirectFile>> adj_;
+};
+
+// Writes a CSR directory: the adjacency of each partition in order (append), then meta, then commit.
+class CsrWriter {
+ public:
+  CsrWriter(const std::string& path, const CsrLayout& layout);  // layout: all but entries/part_first/seconds
+  CsrWriter(const CsrWriter&) = delete;
+  CsrWriter& operator=(const CsrWriter&) = delete;
+  ~CsrWriter();
+  void append(int part, const void* ids, uint64_t count);     // partitions in order 0..K-1
+  void finish_part(int part);                                 // pads and syncs partition part's file
+  void write_meta(const void* data, uint64_t bytes);          // may be called repeatedly, in order
+  void set_many_duplicates(uint64_t count) { layout_.many_duplicates = count; }  // before write_meta
+  void commit(double build_seconds);                           // header last, then rename into place
+  const CsrLayout& layout() const { return layout_; }
+
+ private:
+  void flush_block(bool last);
+
+  AtomicDir dir_;
+  CsrLayout layout_;
+  File adj_, meta_;
+  int part_ = -1;
+  std::vector<char> block_;  // the adjacency block being filled (hashed when full)
+  uint64_t part_entries_ = 0;
+  std::vector<std::vector<uint64_t>> hashes_;
+  uint64_t meta_written_ = 0;
+  void* meta_state_ = nullptr;  // XXH3 streaming state
+};
+
+// Removes temporary directories left by crashed builds of path (their process is gone); returns how many.
+int remove_unfinished_builds(const std::string& path);
+
+}  // namespace strata

@@ -1,0 +1,262 @@
+// Out-of-core search: the on-disk CSR equals the in-memory one, searches over an edge cache of any size
+// (K = 0, 1, 4, 16, all; hubs; several partitions; small requests that split lists) find the in-core levels
+// and nedge and pass validation; faults in reads give the right answer (short reads) or a clear error
+// (EIO), never a wrong search; damaged or foreign CSR files are refused.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "bfs/hybrid_bfs.hpp"
+#include "engine/build_csr.hpp"
+#include "engine/build_csr_files.hpp"
+#include "engine/edge_cache.hpp"
+#include "engine/placement.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/error.hpp"
+#include "storage/graph_dir.hpp"
+#include "tests/test_util.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+namespace {
+
+using test::depths;
+using test::TempDir;
+
+
+struct Fixture {
+  TempDir tmp;
+  KroneckerSpec spec;
+  GraphDir dir;
+  Csr<uint32_t> in_core;
+  Fixture(int scale, uint64_t seed) : spec{scale, 16, seed, seed + 1} {
+    write_graph_dir(Kronecker(spec), tmp / "g", false);
+    dir = GraphDir::open(tmp / "g");
+    in_core = build_csr<uint32_t>(dir);
+  }
+  std::vector<uint64_t> roots(int count) const {
+    std::vector<bool> has_edge(in_core.n);
+    for (uint64_t v = 0; v < in_core.n; ++v) has_edge[in_core.to_input[v]] = in_core.degree(v) > 0;
+    return search_roots(spec, count, [&](uint64_t v) { return bool(has_edge[v]); });
+  }
+  CsrFiles build(int parts, uint64_t memory) {
+    const std::string path = CsrFiles::path_for(dir.path(), parts);
+    build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), memory);
+    return CsrFiles::open(path, dir.header_hash(), spec.scale);
+  }
+};
+
+Partitioning partitioning_of(const CsrFiles& files) {
+  Partitioning p;
+  p.bounds = files.layout().bounds;
+  for (int i = 0; i < files.layout().parts(); ++i) p.node.push_back(0);
+  return p;
+}
+
+TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
+  Fixture f(12, 2);
+  for (uint64_t memory : {uint64_t(1) << 30, uint64_t(64) << 10, uint64_t(24) << 10}) {
+    for (int parts : {1, 3}) {
+      SCOPED_TRACE(testing::Message() << "memory " << memory << " parts " << parts);
+      std::filesystem::remove_all(CsrFiles::path_for(f.dir.path(), parts));
+      ExternalBuildStats stats;
+      build_csr_files<uint32_t>(f.dir, CsrFiles::path_for(f.dir.path(), parts), parts, Topology::detect(), memory, {}, &stats);
+      if (memory < (uint64_t(1) << 20)) {
+        EXPECT_GT(stats.passes, 3u);
+      }
+      const CsrFiles files = CsrFiles::open(CsrFiles::path_for(f.dir.path(), parts), f.dir.header_hash(), 12);
+      const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+      ASSERT_EQ(g.n, f.in_core.n);
+      ASSERT_EQ(g.directed_edges(), f.in_core.directed_edges());
+      for (uint64_t v = 0; v < g.n; ++v) {
+        ASSERT_EQ(g.to_input[v], f.in_core.to_input[v]);
+        ASSERT_EQ(g.degree(v), f.in_core.degree(v));
+        ASSERT_EQ(g.raw_degree(v), f.in_core.raw_degree(v));
+      }
+      // The whole adjacency, read back through the cache with every list whole.
+      const EdgeCache<uint32_t> all = load_edge_cache(g, files, g.degree(0), kNoHubs);
+      ASSERT_EQ(all.adj.size(), f.in_core.adj.size());
+      for (uint64_t i = 0; i < all.adj.size(); ++i) ASSERT_EQ(all.adj[i], f.in_core.adj[i]) << i;
+    }
+  }
+}
+
+TEST(CsrFiles, BuildRefusesScratchSmallerThanTheLongestList) {
+  Fixture f(12, 2);
+  try {
+    build_csr_files<uint32_t>(f.dir, CsrFiles::path_for(f.dir.path(), 1), 1, Topology::detect(), 4096);
+    FAIL() << "a 4 KiB build budget cannot hold the longest list";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("of memory for the longest list"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(CsrFiles::path_for(f.dir.path(), 1)));
+}
+
+TEST(OutOfCore, LevelsAndNedgeEqualInCoreForEveryCacheSize) {
+  for (uint64_t seed : {2, 9}) {
+    Fixture f(13, seed);
+    const auto roots = f.roots(3);
+    Partitioning one = partition_by_work(f.in_core, 1, Topology::detect());
+    HybridBfs<uint32_t> reference(f.in_core, one, BfsOptions{});
+    std::vector<std::vector<int>> want;
+    std::vector<uint64_t> want_nedge;
+    for (uint64_t r : roots) {
+      std::vector<uint32_t> parent(f.in_core.n);
+      reference.search(internal_ids(f.in_core, {r})[0], parent.data());
+      want.push_back(depths(parent, r));
+      want_nedge.push_back(reference.reached_raw_degree_sum() / 2);
+    }
+    for (int parts : {1, 3}) {
+      const CsrFiles files = f.build(parts, uint64_t(256) << 10);
+      const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+      const Partitioning p = partitioning_of(files);
+      struct Case {
+        uint64_t k, hub;
+        uint32_t request;
+      };
+      const uint64_t all = g.degree(0);
+      for (Case c : {Case{0, kNoHubs, 128 << 10}, Case{1, kNoHubs, 128 << 10}, Case{4, kNoHubs, 4096},
+                     Case{16, kNoHubs, 128 << 10}, Case{all, kNoHubs, 128 << 10}, Case{1, 64, 8192}}) {
+        const EdgeCache<uint32_t> cache = load_edge_cache(g, files, c.k, c.hub);
+        for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
+          HybridBfs<uint32_t> bfs(g, cache, files, IoOptions{.depth = 8, .request_bytes = c.request, .merge_gap = 4096},
+                                  p, BfsOptions{.direction = d});
+          for (size_t i = 0; i < roots.size(); ++i) {
+            SCOPED_TRACE(testing::Message() << "seed " << seed << " parts " << parts << " K " << c.k << " hub "
+                                            << c.hub << " request " << c.request << " dir " << int(d) << " root "
+                                            << roots[i]);
+            std::vector<uint32_t> parent(g.n);
+            const SearchStats s = bfs.search(internal_ids(g, {roots[i]})[0], parent.data());
+            ASSERT_EQ(depths(parent, roots[i]), want[i]);
+            const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
+            ASSERT_EQ(nedge, want_nedge[i]);
+            if (c.k == all) {
+              EXPECT_EQ(s.io.bytes_read, 0u);
+            }
+            if (c.k == 0) {
+              EXPECT_GT(s.io.edges_storage, 0u);
+            }
+            SearchToCheck<uint32_t> check{roots[i], parent.data(), nedge};
+            const auto verdict = validate_searches<uint32_t>(f.dir, {&check, 1});
+            ASSERT_TRUE(verdict[0].valid) << verdict[0].message;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(OutOfCore, BudgetPicksTheLargestCacheThatFits) {
+  Fixture f(12, 2);
+  const CsrFiles files = f.build(1, uint64_t(1) << 30);
+  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+  const uint64_t total = g.directed_edges() * 4;
+  for (uint64_t budget : {total / 10, total / 4, total / 2, total}) {
+    uint64_t k = 0;
+    ASSERT_TRUE(k_for_budget(g, budget, kNoHubs, k));
+    EXPECT_LE(cache_entries(g, k, kNoHubs) * 4, budget);
+    if (k < g.degree(0)) {
+      EXPECT_GT(cache_entries(g, k + 1, kNoHubs) * 4, budget);
+    }
+  }
+  uint64_t k = 0;
+  EXPECT_FALSE(k_for_budget(g, 16, 8, k));  // the hubs alone do not fit
+}
+
+class FaultsOff {
+ public:
+  ~FaultsOff() {
+    io_faults().short_every = 0;
+    io_faults().error_at = 0;
+  }
+};
+
+TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
+  Fixture f(13, 2);
+  const CsrFiles files = f.build(1, uint64_t(1) << 30);
+  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+  const EdgeCache<uint32_t> cache = load_edge_cache(g, files, 1, kNoHubs);
+  const Partitioning p = partitioning_of(files);
+  const uint64_t root = f.roots(1)[0];
+  HybridBfs<uint32_t> bfs(g, cache, files, IoOptions{.depth = 4, .request_bytes = 64 << 10}, p, BfsOptions{});
+  std::vector<uint32_t> clean(g.n), faulty(g.n);
+  bfs.search(internal_ids(g, {root})[0], clean.data());
+  {
+    Partitioning one = partition_by_work(f.in_core, 1, Topology::detect());
+    HybridBfs<uint32_t> reference(f.in_core, one, BfsOptions{});
+    std::vector<uint32_t> parent(g.n);
+    reference.search(internal_ids(f.in_core, {root})[0], parent.data());
+    ASSERT_EQ(depths(clean, root), depths(parent, root));
+  }
+  FaultsOff restore;
+  io_faults().short_every = 2;
+  const SearchStats s = bfs.search(internal_ids(g, {root})[0], faulty.data());
+  ASSERT_GT(s.io.requests, 4u);
+  EXPECT_EQ(depths(faulty, root), depths(clean, root));
+  io_faults().short_every = 0;
+  io_faults().error_at = io_faults().completions.load() + 3;
+  try {
+    bfs.search(internal_ids(g, {root})[0], faulty.data());
+    FAIL() << "an EIO must end the search";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("adj.0.bin at offset"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Input/output error"), std::string::npos) << e.what();
+  }
+  // The reader is usable again after the error.
+  io_faults().error_at = 0;
+  bfs.search(internal_ids(g, {root})[0], faulty.data());
+  EXPECT_EQ(depths(faulty, root), depths(clean, root));
+}
+
+TEST(CsrFiles, DamagedForeignAndUnfinishedCsrsAreRefused) {
+  Fixture f(11, 2);
+  const std::string path = CsrFiles::path_for(f.dir.path(), 1);
+  f.build(1, uint64_t(1) << 30);
+  auto expect_error = [&](const std::string& what, auto&& fn) {
+    try {
+      fn();
+      ADD_FAILURE() << "expected an error mentioning '" << what << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  // Another graph's hash or SCALE.
+  expect_error("was built from another graph", [&] { CsrFiles::open(path, f.dir.header_hash() ^ 1, 11); });
+  expect_error("was built from another graph", [&] { CsrFiles::open(path, f.dir.header_hash(), 12); });
+  // A flipped byte in the adjacency is found when the cache is loaded.
+  {
+    File adj(path + "/adj.0.bin", O_RDWR);
+    char c;
+    adj.pread_all(&c, 1, 100);
+    c ^= 0x40;
+    ASSERT_EQ(::pwrite(adj.fd(), &c, 1, 100), 1);
+  }
+  {
+    const CsrFiles files = CsrFiles::open(path, f.dir.header_hash(), 11);
+    const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+    expect_error("adj.0.bin is corrupted: checksum mismatch in block 0", [&] { load_edge_cache(g, files, 4, kNoHubs); });
+  }
+  // Truncated adjacency, missing adjacency, damaged meta.
+  std::filesystem::resize_file(path + "/adj.0.bin", 4096);
+  expect_error("adj.0.bin has 4096 bytes, expected", [&] { CsrFiles::open(path, f.dir.header_hash(), 11); });
+  std::filesystem::remove(path + "/adj.0.bin");
+  expect_error("cannot open", [&] { CsrFiles::open(path, f.dir.header_hash(), 11); });
+  std::filesystem::remove_all(path);
+  f.build(1, uint64_t(1) << 30);
+  {
+    File meta(path + "/meta.bin", O_RDWR);
+    const char z = 0x55;
+    ASSERT_EQ(::pwrite(meta.fd(), &z, 1, 17), 1);
+  }
+  expect_error("meta.bin is corrupted", [&] { load_csr_meta<uint32_t>(CsrFiles::open(path, f.dir.header_hash(), 11)); });
+  // An unfinished build (a temporary directory of a dead process) is removed; a live one is left alone.
+  std::filesystem::create_directory(path + ".tmp-999999999");
+  std::filesystem::create_directory(path + ".tmp-" + std::to_string(::getpid()));
+  EXPECT_EQ(remove_unfinished_builds(path), 1);
+  EXPECT_TRUE(std::filesystem::exists(path + ".tmp-" + std::to_string(::getpid())));
+}
+
+}  // namespace
+}  // namespace strata
