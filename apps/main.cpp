@@ -167,7 +167,7 @@ int main_checked(int argc, char** argv) {
   run->add_option("--json", cfg.json_path, "also write the results as JSON to this file");
   std::string placement = "in-core", dram_budget, io_request = "128K";
   bool on_mem_set = false;
-  run->add_option("--placement", placement, "where the adjacency lives: in-core, out-of-core (needs --graph)")
+  run->add_option("--placement", placement, "where the adjacency lives: in-core, out-of-core or dax (the last two need --graph)")
       ->capture_default_str();
   run->add_option("--dram-budget", dram_budget,
                   "out-of-core: DRAM for the edge cache and I/O buffers, e.g. 512M, 4G (default: half of what is free)");
@@ -199,7 +199,8 @@ int main_checked(int argc, char** argv) {
   on_mem_set = on_mem->count() > 0;
   if (placement == "in-core") cfg.placement = Placement::kInCore;
   else if (placement == "out-of-core") cfg.placement = Placement::kOutOfCore;
-  else throw Error(fmt::format("unknown --placement '{}': expected in-core or out-of-core", placement));
+  else if (placement == "dax") cfg.placement = Placement::kDax;
+  else throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
   if (!on_mem_set) cfg.on_mem_edges = -1;
   if (!dram_budget.empty()) {
     cfg.dram_budget = parse_bytes(dram_budget, "--dram-budget");
@@ -211,7 +212,7 @@ int main_checked(int argc, char** argv) {
   cfg.io.request_bytes = uint32_t(request);
   if (cfg.placement == Placement::kInCore &&
       (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
-    throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core");
+    throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   for (size_t at = 0; at < fault_plan.size();) {
     size_t end = fault_plan.find(',', at);
     if (end == std::string::npos) end = fault_plan.size();

@@ -28,6 +28,7 @@
 #include "storage/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/pmem_map.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
@@ -58,10 +59,12 @@ struct Prepared {
   Partitioning partitioning;
   double construction_time = 0;
   std::optional<CsrFiles> files;
+  std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
   EdgeCache<Id> cache;
   std::unique_ptr<HybridBfs<Id>> bfs;
   nlohmann::json placement;  // placement-specific JSON keys
-  bool out_of_core = false;
+  bool out_of_core = false;  // out-of-core or DAX: the searches report storage edges
+  bool dax = false;
 };
 
 // How many searches one validation pass checks. Each kept result costs a parent array and a level array
@@ -110,45 +113,52 @@ uint64_t out_of_core_state_bytes(uint64_t n, int id_bytes) {
   return n * (4 + id + 1 + 4 + 2 * id + 2 * id + id + 4) + n / 2;
 }
 
+// Out-of-core and DAX share kernel 1: the on-disk CSR in the graph directory (built, or reused when it
+// matches this graph), its O(N) arrays, and the edge cache. Out-of-core reads the tails with io_uring; DAX
+// maps the partition files with libpmem and reads them in place (by default with no cache at all).
 template <class Id>
-void prepare_out_of_core(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& dir, const Topology& topo, int parts) {
+void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& dir, const Topology& topo, int parts) {
+  const bool dax = cfg.placement == Placement::kDax;
   prep.out_of_core = true;
+  prep.dax = dax;
   const KroneckerSpec& spec = dir.spec();
   const int threads = omp_get_max_threads();
-  const uint64_t io_bytes = uint64_t(threads) * cfg.io.depth * cfg.io.request_bytes;
+  const uint64_t io_bytes = dax ? 0 : uint64_t(threads) * cfg.io.depth * cfg.io.request_bytes;
   const uint64_t state = out_of_core_state_bytes(spec.vertex_count(), sizeof(Id));
   const uint64_t available = available_memory_bytes();
   uint64_t budget = cfg.dram_budget;
-  if (budget == 0) budget = available > state ? (available - state) / 2 : 0;
-  if (budget < io_bytes)
+  if (budget == 0 && !dax) budget = available > state ? (available - state) / 2 : 0;
+  if (!dax && budget < io_bytes)
     throw Error(fmt::format("--dram-budget {} is below the minimum {} for out-of-core: the I/O buffers alone take {} "
                             "({} threads x depth {} x {}); raise it, or lower --io-depth or --threads",
                             human_bytes(double(budget)), human_bytes(double(io_bytes)), human_bytes(double(io_bytes)),
                             threads, cfg.io.depth, human_bytes(double(cfg.io.request_bytes))));
   if (state + budget > available)
-    throw Error(fmt::format("out-of-core SCALE {} needs {} of O(N) state plus the {} budget; {} available", spec.scale,
-                            human_bytes(double(state)), human_bytes(double(budget)), human_bytes(double(available))));
+    throw Error(fmt::format("{} SCALE {} needs {} of O(N) state plus the {} budget; {} available",
+                            placement_name(cfg.placement), spec.scale, human_bytes(double(state)),
+                            human_bytes(double(budget)), human_bytes(double(available))));
 
-  // Kernel 1: the on-disk CSR (built, or reused when it matches this graph), then the O(N) arrays and the cache.
   const double t0 = now();
   const std::string path = CsrFiles::path_for(dir.path(), parts);
   if (const int removed = remove_unfinished_builds(path))
     std::fprintf(stderr, "strata: note: removed %d unfinished CSR build(s) of %s (an interrupted run); rebuilding\n",
                  removed, path.c_str());
-  bool reused = path_exists(path);
+  const bool reused = path_exists(path);
   ExternalBuildStats build{};
   if (!reused) {
-    if (free_bytes_at(dir.path()) < dir.data_bytes() + spec.vertex_count() * 16)
+    const uint64_t need = dir.data_bytes() + spec.vertex_count() * 16;
+    if (free_bytes_at(dir.path()) < need)
       throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
-                              human_bytes(double(dir.data_bytes() + spec.vertex_count() * 16)),
-                              human_bytes(double(free_bytes_at(dir.path())))));
+                              human_bytes(double(need)), human_bytes(double(free_bytes_at(dir.path())))));
+    // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state.
+    const uint64_t scratch = budget > 0 ? budget : (available > state ? (available - state) / 4 : 0);
     Progress progress("kernel 1: building " + path);
-    build_csr_files<Id>(dir, path, parts, topo, budget,
+    build_csr_files<Id>(dir, path, parts, topo, scratch,
                         [&](const char* phase, uint64_t done, uint64_t total) {
                           progress.set_label(std::string("kernel 1: on-disk CSR, ") + phase);
                           progress.update(done, total);
                         },
-                        &build);
+                        &build, dax);
   }
   const double built = now();
   prep.files.emplace(CsrFiles::open(path, dir.header_hash(), spec.scale));
@@ -165,6 +175,8 @@ void prepare_out_of_core(Prepared<Id>& prep, const RunConfig& cfg, const GraphDi
     if (need > room && cfg.dram_budget > 0)
       throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of I/O buffers, more than --dram-budget {}",
                               k, human_bytes(double(need)), human_bytes(double(io_bytes)), human_bytes(double(budget))));
+  } else if (dax && cfg.dram_budget == 0) {
+    k = 0;  // DAX reads every list in place unless given DRAM for a cache
   } else if (!k_for_budget(g, room, cfg.hub_degree, k)) {
     throw Error(fmt::format("--dram-budget {} cannot hold the hubs' lists (--hub-degree {}): they need {} plus {} of "
                             "I/O buffers",
@@ -172,13 +184,29 @@ void prepare_out_of_core(Prepared<Id>& prep, const RunConfig& cfg, const GraphDi
                             human_bytes(double(cache_entries(g, 0, cfg.hub_degree) * sizeof(Id))),
                             human_bytes(double(io_bytes))));
   }
-  {
-    Progress progress("kernel 1: loading the edge cache");
-    prep.cache = load_edge_cache(g, files, k, cfg.hub_degree, [&](uint64_t d, uint64_t t) { progress.update(d, t); });
-  }
   prep.partitioning.bounds = files.layout().bounds;
   for (int p = 0; p < parts; ++p) prep.partitioning.node.push_back(p % topo.nodes());
-  prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, files, cfg.io, prep.partitioning, cfg.bfs);
+  bool is_pmem = true;
+  if (dax) {
+    std::vector<const char*> bases;
+    std::vector<const Id*> lists;
+    for (int p = 0; p < parts; ++p) {
+      prep.mappings.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
+      const PmemMapping& m = prep.mappings.back();
+      is_pmem = is_pmem && m.is_pmem();
+      bases.push_back(m.data());
+      lists.push_back(reinterpret_cast<const Id*>(m.data()));
+    }
+    if (!is_pmem)
+      std::fprintf(stderr, "strata: warning: %s is not on persistent memory (no DAX mapping): the search reads it "
+                           "through the page cache\n", path.c_str());
+    prep.cache = load_edge_cache_mapped(g, files, bases, k, cfg.hub_degree);
+    prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, lists, files.layout(), prep.partitioning, cfg.bfs);
+  } else {
+    Progress progress("kernel 1: loading the edge cache");
+    prep.cache = load_edge_cache(g, files, k, cfg.hub_degree, [&](uint64_t d, uint64_t t) { progress.update(d, t); });
+    prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, files, cfg.io, prep.partitioning, cfg.bfs);
+  }
   const double loaded = now();
   // A reused CSR counts the build it took, so that construction_time always covers building the graph.
   const double build_time = reused ? files.layout().build_seconds : built - t0;
@@ -187,25 +215,34 @@ void prepare_out_of_core(Prepared<Id>& prep, const RunConfig& cfg, const GraphDi
   const std::vector<const DirectFile*> adj_files = files.adj_files();
   const bool direct = std::all_of(adj_files.begin(), adj_files.end(), [](const DirectFile* f) { return f->direct; });
   const uint64_t max_degree = g.n ? g.degree(0) : 0;
-  prep.placement = {{"placement", "out-of-core"},
+  prep.placement = {{"placement", placement_name(cfg.placement)},
                     {"dram_budget", budget},
                     {"on_mem_edges", k},
                     {"on_mem_edges_all", k >= max_degree},
                     {"hub_degree", cfg.hub_degree == kNoHubs ? nlohmann::json(nullptr) : nlohmann::json(cfg.hub_degree)},
                     {"edge_cache_bytes", prep.cache.entries_bytes()},
-                    {"io_buffer_bytes", prep.bfs->io_buffer_bytes()},
                     {"state_bytes", state},
                     {"adjacency_bytes", g.directed_edges() * sizeof(Id)},
-                    {"io_depth", cfg.io.depth},
-                    {"io_request_bytes", cfg.io.request_bytes},
-                    {"direct_io", direct},
-                    {"registered_buffers", prep.bfs->registered_buffers()},
                     {"csr_dir", path},
                     {"csr_reused", reused},
                     {"csr_build_time", build_time},
                     {"csr_build_passes", reused ? nlohmann::json(nullptr) : nlohmann::json(build.passes)},
                     {"cache_load_time", loaded - built},
                     {"csr_bytes", g.bytes() + prep.cache.entries_bytes() + prep.cache.offsets.bytes()}};
+  if (dax) {
+    prep.placement["is_pmem"] = is_pmem;
+    prep.placement["mapped_bytes"] = [&] {
+      uint64_t sum = 0;
+      for (const auto& m : prep.mappings) sum += m.size();
+      return sum;
+    }();
+  } else {
+    prep.placement["io_buffer_bytes"] = prep.bfs->io_buffer_bytes();
+    prep.placement["io_depth"] = cfg.io.depth;
+    prep.placement["io_request_bytes"] = cfg.io.request_bytes;
+    prep.placement["direct_io"] = direct;
+    prep.placement["registered_buffers"] = prep.bfs->registered_buffers();
+  }
 }
 
 template <class Id, class Source>
@@ -272,7 +309,7 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
       for (size_t l = 0; l < stats.levels.size(); ++l) {
         const LevelTrace& lt = stats.levels[l];
         std::string io;
-        if (prep.out_of_core)
+        if (prep.out_of_core && !prep.dax)
           io = fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
                            lt.io.requests);
         std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f%s\n", i,
@@ -309,7 +346,7 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
   j.update(prep.placement);
   uint64_t bytes_read = 0, io_requests = 0;
   for (const SearchStats& s : search_stats) bytes_read += s.io.bytes_read, io_requests += s.io.requests;
-  if (prep.out_of_core) {
+  if (prep.out_of_core && !prep.dax) {
     j["bytes_read"] = bytes_read;
     j["io_requests"] = io_requests;
   }
@@ -326,9 +363,11 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
                         {"edges_examined", search_stats[i].edges_examined}};
     if (prep.out_of_core) {
       s["edges_dram"] = search_stats[i].edges_examined - search_stats[i].io.edges_storage;
-      s["edges_storage"] = search_stats[i].io.edges_storage;
-      s["bytes_read"] = search_stats[i].io.bytes_read;
-      s["io_requests"] = search_stats[i].io.requests;
+      s["edges_storage"] = search_stats[i].io.edges_storage;  // DAX: read in place from the mapping
+      if (!prep.dax) {
+        s["bytes_read"] = search_stats[i].io.bytes_read;
+        s["io_requests"] = search_stats[i].io.requests;
+      }
     }
     j["searches"].push_back(s);
   }
@@ -340,7 +379,12 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
     return 1;
   }
   std::fputs(format_block(stats).c_str(), stdout);
-  if (prep.out_of_core && !cfg.quiet_summary) {
+  if (prep.dax && !cfg.quiet_summary) {
+    std::printf("placement: dax\nis_pmem: %s\non_mem_edges: %s\nedge_cache_bytes: %s\n",
+                j["is_pmem"].get<bool>() ? "true" : "false",
+                j["on_mem_edges_all"].get<bool>() ? "all" : std::to_string(j["on_mem_edges"].get<uint64_t>()).c_str(),
+                human_bytes(double(j["edge_cache_bytes"].get<uint64_t>())).c_str());
+  } else if (prep.out_of_core && !cfg.quiet_summary) {
     std::printf("placement: out-of-core\ndram_budget: %s\non_mem_edges: %s\nedge_cache_bytes: %s\nbytes_read: %s\n"
                 "io_requests: %llu\n",
                 human_bytes(double(j["dram_budget"].get<uint64_t>())).c_str(),
@@ -378,7 +422,7 @@ int run_typed(const RunConfig& cfg) {
     }
     const double generation = now() - t0;
     Prepared<Id> prep;
-    if (cfg.placement == Placement::kOutOfCore) prepare_out_of_core<Id>(prep, cfg, dir, topo, parts);
+    if (cfg.placement != Placement::kInCore) prepare_tiered<Id>(prep, cfg, dir, topo, parts);
     else prepare_in_core<Id>(prep, cfg, dir, topo, parts);
     return search_and_report<Id>(cfg, dir, generation, prep, topo, parts);
   }

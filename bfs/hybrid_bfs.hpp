@@ -72,9 +72,10 @@ class HybridBfs {
  public:
   static constexpr Id kNone = Csr<Id>::kNone;
 
-  // In-core: every list in DRAM.
+  // In-core: every list in DRAM. The search keeps references to g and parts (not to temporaries).
   HybridBfs(const Csr<Id>& g, const Partitioning& parts, const BfsOptions& options)
       : HybridBfs(g, g.adj.data(), g.offsets, parts, options) {}
+  HybridBfs(const Csr<Id>& g, Partitioning&& parts, const BfsOptions& options) = delete;
 
   // Out-of-core: the cache's prefixes in DRAM, the tails in the on-disk CSR's files (g holds its offsets).
   // The partitions must be the files' (one file per part).
@@ -89,6 +90,17 @@ class HybridBfs {
     const int threads = omp_get_max_threads();
     for (int t = 0; t < threads; ++t)
       readers_.push_back(std::make_unique<UringReader>(files.adj_files(), io.depth, io.request_bytes));
+  }
+
+  // DAX: the cache's prefixes in DRAM, the tails read in place from the mapped partition files (mapped[p] is
+  // partition p's first entry); nothing is copied and nothing written.
+  HybridBfs(const Csr<Id>& g, const EdgeCache<Id>& cache, std::vector<const Id*> mapped, const CsrLayout& layout,
+            const Partitioning& parts, const BfsOptions& options)
+      : HybridBfs(g, cache.adj.data(), cache.offsets, parts, options) {
+    if (layout.bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
+    mapped_ = std::move(mapped);
+    mapped_first_ = layout.part_first;
+    has_tails_ = cache.adj.size() < g.directed_edges();
   }
 
   // DRAM taken by the I/O buffers (all threads).
@@ -197,7 +209,7 @@ class HybridBfs {
   void reset() {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNone;
-    if (has_tails_) tails_.clear_words(0, tails_.word_count());  // a search ended by an error leaves marks
+    if (has_tails_ && mapped_.empty()) tails_.clear_words(0, tails_.word_count());  // an error leaves marks
     level_io_ = LevelIo{};
     std::fill(cur_size_.begin(), cur_size_.end(), 0);
   }
@@ -250,9 +262,9 @@ class HybridBfs {
       }
       return added;
     };
-    uint64_t new_scout = 0, new_examined = 0;
-    const bool tails = has_tails_;
-#pragma omp parallel reduction(+ : new_scout, new_examined)
+    uint64_t new_scout = 0, new_examined = 0, in_place = 0;
+    const bool tails = has_tails_, mapped = !mapped_.empty();
+#pragma omp parallel reduction(+ : new_scout, new_examined, in_place)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
       const uint64_t end = std::min(cur_size_[p], (c + 1) * kQueueChunk);
       for (uint64_t i = c * kQueueChunk; i < end; ++i) {
@@ -260,10 +272,21 @@ class HybridBfs {
         const uint64_t b = off_[u], e = off_[u + 1];
         new_examined += e - b;
         new_scout += expand(u, adj_ + b, adj_ + e);
-        if (tails && e - b < g_.degree(u)) tails_.set_atomic(u);
+        if (tails && e - b < g_.degree(u)) {
+          if (mapped) {
+            const Id* list = mapped_[p] + (g_.offsets[u] - mapped_first_[p]);  // u's whole list, in place
+            const uint64_t degree = g_.degree(u);
+            in_place += degree - (e - b);
+            new_scout += expand(u, list + (e - b), list + degree);
+          } else {
+            tails_.set_atomic(u);
+          }
+        }
       }
     });
-    if (tails) {
+    level_io_.edges_storage += in_place;
+    new_examined += in_place;
+    if (tails && !mapped) {
       std::atomic<uint64_t> tail_scout{0};
       read_tails([&](Id u, const Id* first, const Id* last) {
         tail_scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
@@ -293,10 +316,14 @@ class HybridBfs {
     uint64_t awake = 0, new_examined = 0;
     const uint64_t* front = front_.words();
     uint64_t* next = next_.words();
-    uint64_t* tails = has_tails_ ? tails_.words() : nullptr;
-#pragma omp parallel reduction(+ : awake, new_examined)
+    uint64_t* tails = has_tails_ && mapped_.empty() ? tails_.words() : nullptr;
+    const bool mapped = has_tails_ && !mapped_.empty();
+    uint64_t in_place = 0;
+#pragma omp parallel reduction(+ : awake, new_examined, in_place)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
       const uint64_t w_end = std::min(word_end(p), word_begin(p) + (c + 1) * kWordChunk);
+      const Id* part_lists = mapped ? mapped_[p] : nullptr;
+      const uint64_t part_first = mapped ? mapped_first_[p] : 0;
       for (uint64_t w = word_begin(p) + c * kWordChunk; w < w_end; ++w) {
         uint64_t bits = 0, tail_bits = 0;
         const uint64_t v_end = std::min(active_, w * 64 + 64);
@@ -314,6 +341,17 @@ class HybridBfs {
               ++awake;
             } else if (tails && end - begin < g_.degree(v)) {
               tail_bits |= uint64_t(1) << (v & 63);
+            } else if (mapped && end - begin < g_.degree(v)) {  // the tail, in place
+              const Id* first = part_lists + (g_.offsets[v] - part_first) + (end - begin);
+              const Id* last = part_lists + (g_.offsets[v + 1] - part_first);
+              const Id* it = first;
+              while (it != last && !((front[*it >> 6] >> (*it & 63)) & 1)) ++it;
+              in_place += uint64_t(std::min(it + 1, last) - first);
+              if (it != last) {
+                parent_[v] = *it;
+                bits |= uint64_t(1) << (v & 63);
+                ++awake;
+              }
             }
           }
           begin = end;
@@ -322,6 +360,8 @@ class HybridBfs {
         if (tails) tails[w] = tail_bits;
       }
     });
+    level_io_.edges_storage += in_place;
+    new_examined += in_place;
     if (tails) {
       std::atomic<uint64_t> found{0};
       read_tails([&](Id v, const Id* first, const Id* last) {
@@ -501,6 +541,9 @@ class HybridBfs {
   bool has_tails_ = false;
   Bitmap tails_;  // vertices whose tail this level must read
   std::vector<std::unique_ptr<UringReader>> readers_;  // one per thread
+  // DAX only: each partition's mapped file, and its first entry's index.
+  std::vector<const Id*> mapped_;
+  std::vector<uint64_t> mapped_first_;
   LevelIo level_io_;
 };
 

@@ -30,7 +30,7 @@ struct ExternalBuildStats {
 template <class Id>
 CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int parts, const Topology& topo,
                           uint64_t memory_bytes, const BuildProgress& progress = {},
-                          ExternalBuildStats* stats = nullptr) {
+                          ExternalBuildStats* stats = nullptr, bool pmem = false) {
   const double t0 = omp_get_wtime();
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
@@ -51,7 +51,9 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   layout.id_bytes = int(sizeof(Id));
   layout.n = n;
   layout.bounds = partitioning.bounds;
-  CsrWriter writer(path, layout);
+  CsrWriter writer(path, layout, pmem);
+  for (int p = 0; p < partitioning.parts(); ++p)
+    writer.reserve_part(p, raw[partitioning.end(p)] - raw[partitioning.begin(p)]);
 
   NumaArray<uint64_t> offsets(n + 1);  // after deduplication
   NumaArray<uint8_t> duplicates(n);

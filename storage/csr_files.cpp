@@ -1,6 +1,7 @@
 #include "storage/csr_files.hpp"
 
 #include <fcntl.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <signal.h>
@@ -142,8 +143,9 @@ void CsrFiles::MetaReader::finish() {
     throw Error(file_.path() + " is corrupted (checksum mismatch)");
 }
 
-CsrWriter::CsrWriter(const std::string& path, const CsrLayout& layout)
-    : dir_(path, true, kHeader), layout_(layout), meta_(dir_.file(kMeta), O_WRONLY | O_CREAT | O_TRUNC) {
+CsrWriter::CsrWriter(const std::string& path, const CsrLayout& layout, bool pmem)
+    : dir_(path, true, kHeader), layout_(layout), pmem_(pmem), meta_(dir_.file(kMeta), O_WRONLY | O_CREAT | O_TRUNC) {
+  reserved_.assign(layout_.parts(), 0);
   layout_.part_first.assign(1, 0);
   block_.reserve(kCsrHashBlock);
   meta_state_ = XXH3_createState();
@@ -154,11 +156,18 @@ CsrWriter::~CsrWriter() {
   if (meta_state_) XXH3_freeState(static_cast<XXH3_state_t*>(meta_state_));
 }
 
+void CsrWriter::reserve_part(int part, uint64_t max_entries) { reserved_.at(part) = max_entries; }
+
 void CsrWriter::flush_block(bool last) {
   if (block_.empty()) return;
   if (last) block_.resize(align_up(block_.size()), 0);
   hashes_.back().push_back(XXH3_64bits(block_.data(), block_.size()));
-  adj_.write_all(block_.data(), block_.size());
+  if (pmem_) {
+    mapped_.write_persist(mapped_at_, block_.data(), block_.size());
+    mapped_at_ += block_.size();
+  } else {
+    adj_.write_all(block_.data(), block_.size());
+  }
   block_.clear();
 }
 
@@ -167,7 +176,12 @@ void CsrWriter::append(int part, const void* ids, uint64_t count) {
     if (part != part_ + 1 || part >= layout_.parts()) throw Error("internal error: CSR partitions written out of order");
     if (part_ >= 0) finish_part(part_);
     part_ = part;
-    adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
+    if (pmem_) {
+      mapped_ = PmemMapping::create(dir_.file(CsrFiles::adj_name(part)), align_up(reserved_[part] * uint64_t(layout_.id_bytes)));
+      mapped_at_ = 0;
+    } else {
+      adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
+    }
     hashes_.emplace_back();
     part_entries_ = 0;
   }
@@ -184,10 +198,17 @@ void CsrWriter::append(int part, const void* ids, uint64_t count) {
 }
 
 void CsrWriter::finish_part(int part) {
-  if (part != part_ || adj_.fd() < 0) return;
+  if (part != part_ || (pmem_ ? mapped_.data() == nullptr : adj_.fd() < 0)) return;
   flush_block(true);
-  adj_.sync();
-  adj_.close();
+  if (pmem_) {  // the data is durable; the file is cut to what was written and its size made durable
+    mapped_.unmap();
+    File f(dir_.file(CsrFiles::adj_name(part)), O_RDWR);
+    if (::ftruncate(f.fd(), off_t(mapped_at_)) != 0) throw Error(errno_message("cannot truncate " + f.path(), errno));
+    f.sync();
+  } else {
+    adj_.sync();
+    adj_.close();
+  }
   layout_.part_first.push_back(layout_.part_first.back() + part_entries_);
 }
 

@@ -20,6 +20,7 @@
 #include "storage/atomic_dir.hpp"
 #include "storage/direct_file.hpp"
 #include "storage/file.hpp"
+#include "storage/pmem_map.hpp"
 
 namespace strata {
 
@@ -79,13 +80,19 @@ class CsrFiles {
   std::vector<std::shared_ptr<DirectFile>> adj_;
 };
 
-// Writes a CSR directory: the adjacency of each partition in order (append), then meta, then commit.
+// Writes a CSR directory: the adjacency of each partition in order (append), then meta, then commit. The
+// header is written last and the directory renamed into place: it is the commit record, so a crash at any
+// point leaves no CSR that looks complete. With pmem, adjacency files are written through a libpmem
+// mapping (pmem_memcpy_persist, or pmem_msync off pmem), the way a DAX filesystem is meant to be written.
 class CsrWriter {
  public:
-  CsrWriter(const std::string& path, const CsrLayout& layout);  // layout: all but entries/part_first/seconds
+  // layout: all but entries/part_first/seconds
+  CsrWriter(const std::string& path, const CsrLayout& layout, bool pmem = false);
   CsrWriter(const CsrWriter&) = delete;
   CsrWriter& operator=(const CsrWriter&) = delete;
   ~CsrWriter();
+  // With pmem, a partition's file is sized before its first append: at most max_entries entries.
+  void reserve_part(int part, uint64_t max_entries);
   void append(int part, const void* ids, uint64_t count);     // partitions in order 0..K-1
   void finish_part(int part);                                 // pads and syncs partition part's file
   void write_meta(const void* data, uint64_t bytes);          // may be called repeatedly, in order
@@ -98,7 +105,11 @@ class CsrWriter {
 
   AtomicDir dir_;
   CsrLayout layout_;
+  bool pmem_;
   File adj_, meta_;
+  PmemMapping mapped_;          // pmem: the partition file being written
+  uint64_t mapped_at_ = 0;
+  std::vector<uint64_t> reserved_;
   int part_ = -1;
   std::vector<char> block_;  // the adjacency block being filled (hashed when full)
   uint64_t part_entries_ = 0;

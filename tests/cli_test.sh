@@ -122,7 +122,7 @@ expect_error "unknown placement" "unknown --placement" "$strata" run --scale 10 
 expect_error "budget below I/O buffers" "is below the minimum" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 1M
 expect_error "malformed budget" "malformed --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 12Q
 expect_error "cache larger than the budget" "more than --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K --on-mem-edges 100000
-expect_error "budget flags need out-of-core" "apply to --placement out-of-core" "$strata" run --scale 10 --dram-budget 1G
+expect_error "budget flags need out-of-core" "apply to --placement out-of-core and dax" "$strata" run --scale 10 --dram-budget 1G
 expect_error "bad request size" "multiple of 4K" "$strata" run --graph "$tmp/o12" --placement out-of-core --io-request 1000
 expect_error "failed read" "read failed: $tmp/o12/csr-p1/adj.0.bin at offset" "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 4K --debug-io-faults eio:30
 "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 16K --debug-io-faults short:2 >/dev/null
@@ -148,6 +148,21 @@ import json, os
 a = json.load(open('$tmp/oc3.json')); b = json.load(open('$tmp/ic.json'))
 assert all(os.path.exists('$tmp/o12/csr-p3/adj.%d.bin' % p) for p in range(3))
 assert [s['nedge'] for s in a['searches']] == [s['nedge'] for s in b['searches']][:3]"
+
+# DAX on a plain file forced to count as pmem: the in-core answers, read in place, is_pmem reported.
+rm -rf "$tmp/o12/csr-p1"
+PMEM_IS_PMEM_FORCE=1 "$strata" run --graph "$tmp/o12" --roots 6 --placement dax --json "$tmp/dax.json" >"$tmp/dax.txt"
+expect "dax run succeeds" test $? -eq 0
+expect "dax says is_pmem" grep -qx "is_pmem: true" "$tmp/dax.txt"
+expect "dax JSON" python3 - "$tmp/ic.json" "$tmp/dax.json" <<'PY'
+import json, sys
+ic, dx = (json.load(open(f)) for f in sys.argv[1:3])
+assert dx["placement"] == "dax" and dx["is_pmem"] is True and dx["on_mem_edges"] == 0 and dx["edge_cache_bytes"] == 0
+assert [s["nedge"] for s in dx["searches"]] == [s["nedge"] for s in ic["searches"]]
+assert all(s["valid"] and s["edges_storage"] == s["edges_examined"] for s in dx["searches"])
+PY
+"$strata" run --graph "$tmp/o12" --roots 2 --placement dax --on-mem-edges 4 >"$tmp/dax2.txt" 2>"$tmp/dax2.err"
+expect "dax off pmem warns and still runs" bash -c "grep -qx 'is_pmem: false' '$tmp/dax2.txt' && grep -q 'is not on persistent memory' '$tmp/dax2.err'"
 
 echo "$pass passed, $failures failed"
 ((failures == 0))

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Out-of-core on a real block device with a hard DRAM cap (root): bench/out_of_core.sh [SCALE...] (default 22).
+#
+# Makes an xfs filesystem on a loop device opened with --direct-io=on (without it this machine's page cache
+# would serve the "disk" at RAM speed), writes the graph there, then per edge budget (BUDGETS, percent of
+# the adjacency bytes; default "10 25 50 100") runs `strata run --placement out-of-core` inside a cgroup v1
+# memory group capped at budget + O(N) state + SLACK_MB (default 96), page cache included, dropping caches
+# before each run. The in-core run on the same graph is the reference for the ratio.
+# Targets (issue 4): ratio >= 0.85 at a 25% budget; SCALE 27 completes validated with a 4 GiB budget
+# (BUDGETS=abs:4G bench/out_of_core.sh 27).
+# Env: RUNS (3), ROOTS (16), THREADS (2), IMAGE (/var/tmp/strata-bench.img), MNT (/mnt/strata-bench),
+# KEEP=1 leaves the filesystem mounted (graphs reused by the next call). CSV on stdout, progress on stderr.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+[[ $(id -u) == 0 ]] || { echo "needs root (losetup, mount, cgroups, drop_caches)" >&2; exit 1; }
+runs=${RUNS:-3} roots=${ROOTS:-16} threads=${THREADS:-2} slack=$((${SLACK_MB:-96} << 20))
+image=${IMAGE:-/var/tmp/strata-bench.img} mnt=${MNT:-/mnt/strata-bench}
+cg=/sys/fs/cgroup/memory/strata-bench
+scales=("${@:-22}")
+log() { echo "[$(date +%T)] $*" >&2; }
+
+# The filesystem: reused when mounted already (KEEP=1 from an earlier call).
+if ! mountpoint -q "$mnt"; then
+  max=0; for s in "${scales[@]}"; do ((s > max)) && max=$s; done
+  size=$(( (1 << max) * 16 * 8 * 5 / 2 + (2 << 30) ))  # edges + adjacency + O(N) files, with room
+  truncate -s "$size" "$image"
+  loop=$(losetup --direct-io=on --find --show "$image")
+  mkfs.xfs -q -f "$loop"
+  mkdir -p "$mnt"
+  mount "$loop" "$mnt"
+  log "xfs on $loop ($(losetup -l -n -O DIO "$loop" | tr -d ' ') direct-io), $(numfmt --to=iec "$size") at $mnt"
+fi
+loop=$(findmnt -n -o SOURCE "$mnt")
+cleanup() {
+  [[ ${KEEP:-0} == 1 ]] && return
+  umount "$mnt" 2>/dev/null || true
+  losetup -d "$loop" 2>/dev/null || true
+  rm -f "$image"
+}
+trap cleanup EXIT
+mkdir -p "$cg"
+
+# run_capped CAP_BYTES COMMAND...: the command inside the capped group; prints "peak_bytes" after strata's output.
+run_capped() {
+  local cap=$1; shift
+  sync; echo 3 >/proc/sys/vm/drop_caches
+  echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null || true
+  echo "$cap" >"$cg/memory.limit_in_bytes"
+  bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' _ "$@"
+  echo "peak_bytes: $(cat "$cg/memory.max_usage_in_bytes")"
+}
+json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j$2)" "$1"; }
+
+echo "scale,budget,dram_budget_bytes,cap_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,harmonic_mean_TEPS,in_core_TEPS,ratio_to_in_core,peak_rss_bytes,cgroup_peak_bytes,bytes_read_per_search,read_MBps_while_searching,construction_time,runs,roots"
+for scale in "${scales[@]}"; do
+  g=$mnt/g$scale
+  if [[ ! -f $g/graph.hdr ]]; then
+    log "SCALE $scale: generating onto xfs"
+    "$strata" generate --scale "$scale" --out "$g" 2>/dev/null
+  fi
+  seq_mbps=$(dd if="$g/edges.bin" of=/dev/null bs=4M iflag=direct count=256 2>&1 | awk '/copied/ {print $(NF-1), $NF}')
+  log "SCALE $scale: sequential O_DIRECT read of edges.bin: $seq_mbps"
+  n=$((1 << scale))
+  state=$((n * 38))                       # strata's O(N) estimate for 32-bit ids (apps/run.cpp)
+  io=$((threads * 64 * 128 * 1024))       # default --io-depth and --io-request
+  budgets=(${BUDGETS:-10 25 50 100})
+  # The on-disk CSR is built once, under a cap, by a one-root run with a small budget; it gives the adjacency size.
+  out=$(run_capped $((state + io + (64 << 20) + slack)) "$strata" run --graph "$g" --roots 1 --threads "$threads" \
+    --placement out-of-core --dram-budget $((io + (64 << 20))) --no-validate --json /tmp/strata-bench-oc.json)
+  adj=$(json_get /tmp/strata-bench-oc.json '["adjacency_bytes"]')
+  log "SCALE $scale: adjacency $adj bytes; CSR $( [[ $(json_get /tmp/strata-bench-oc.json '["csr_reused"]') == True ]] && echo reused || echo built) in $(json_get /tmp/strata-bench-oc.json '["csr_build_time"]') s, cgroup peak $(awk '/^peak_bytes:/ {print $2}' <<<"$out")"
+  # Interleaved rounds: in-core, then every budget, RUNS times; medians per configuration.
+  declare -A teps=() rss=() cgpeak=() info=()
+  for ((r = 0; r < runs; r++)); do
+    sync; echo 3 >/proc/sys/vm/drop_caches
+    "$strata" run --graph "$g" --roots "$roots" --threads "$threads" --json /tmp/strata-bench-ic.json >/dev/null
+    teps[ic]+="$(json_get /tmp/strata-bench-ic.json '["bfs_harmonic_mean_TEPS"]') "
+    for b in "${budgets[@]}"; do
+      if [[ $b == abs:* ]]; then budget=$(numfmt --from=iec "${b#abs:}"); else budget=$((adj * b / 100 + io)); fi
+      cap=$((budget + state + slack))
+      out=$(run_capped "$cap" /usr/bin/time -f "rss_kib %M" "$strata" run --graph "$g" --roots "$roots" --threads "$threads" \
+        --placement out-of-core --dram-budget "$budget" --json /tmp/strata-bench-oc.json 2>&1)
+      teps[$b]+="$(json_get /tmp/strata-bench-oc.json '["bfs_harmonic_mean_TEPS"]') "
+      rss[$b]+="$(awk '/^rss_kib/ {print $2 * 1024}' <<<"$out") "
+      cgpeak[$b]+="$(awk '/^peak_bytes:/ {print $2}' <<<"$out") "
+      info[$b]=$(python3 - /tmp/strata-bench-oc.json "$budget" "$cap" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["searches"]
+read = sum(x["bytes_read"] for x in s); t = sum(x["time"] for x in s)
+print(sys.argv[2], sys.argv[3], j["adjacency_bytes"], "all" if j["on_mem_edges_all"] else j["on_mem_edges"],
+      j["edge_cache_bytes"], read // len(s), round(read / t / 1e6, 1), round(j["construction_time"], 2))
+PY
+)
+      log "SCALE $scale round $r budget $b: $(tail -c 40 <<<"${teps[$b]}") TEPS"
+    done
+  done
+  ic=$(tr ' ' '\n' <<<"${teps[ic]}" | grep . | median)
+  for b in "${budgets[@]}"; do
+    read -r budget cap adjb k cache bytes mbps ct <<<"${info[$b]}"
+    t=$(tr ' ' '\n' <<<"${teps[$b]}" | grep . | median)
+    echo "$scale,$b,$budget,$cap,$adjb,$k,$cache,$t,$ic,$(awk -v a="$t" -v b="$ic" 'BEGIN {printf "%.3f", a / b}'),$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | median),$(tr ' ' '\n' <<<"${cgpeak[$b]}" | grep . | median),$bytes,$mbps,$ct,$runs,$roots"
+  done
+  unset teps rss cgpeak info
+done

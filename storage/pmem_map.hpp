@@ -1,0 +1,38 @@
+// A file mapped with libpmem (pmem_map_file): on a DAX filesystem over persistent memory the mapping is
+// the media itself (is_pmem), loads and stores need no page cache; elsewhere it is an ordinary shared
+// mapping, flushed with msync. One object owns the mapping.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace strata {
+
+class PmemMapping {
+ public:
+  PmemMapping() = default;
+  // Maps an existing file whole, read-only (writes to it fault): the search reads in place, never writes.
+  static PmemMapping open_read(const std::string& path);
+  // Creates (or replaces) a file of `bytes` and maps it for writing.
+  static PmemMapping create(const std::string& path, uint64_t bytes);
+  PmemMapping(PmemMapping&& o) noexcept;
+  PmemMapping& operator=(PmemMapping&& o) noexcept;
+  PmemMapping(const PmemMapping&) = delete;
+  PmemMapping& operator=(const PmemMapping&) = delete;
+  ~PmemMapping();
+
+  const char* data() const { return static_cast<const char*>(addr_); }
+  uint64_t size() const { return bytes_; }
+  bool is_pmem() const { return is_pmem_; }
+  const std::string& path() const { return path_; }
+  // Copies src to offset and makes it durable: pmem_memcpy_persist on pmem, memcpy + pmem_msync elsewhere.
+  void write_persist(uint64_t offset, const void* src, uint64_t len);
+  void unmap();
+
+ private:
+  void* addr_ = nullptr;
+  uint64_t bytes_ = 0;
+  bool is_pmem_ = false;
+  std::string path_;
+};
+
+}  // namespace strata
