@@ -1,4 +1,4 @@
-// strata: Graph500 BFS across the memory hierarchy. Subcommands: generate, info, run.
+// strata: Graph500 BFS across the memory hierarchy. Subcommands: generate, info, run, compare, tune.
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -7,9 +7,11 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "apps/progress.hpp"
 #include "apps/run_config.hpp"
+#include "apps/tools.hpp"
 #include "generators/edge_digest.hpp"
 #include "generators/kronecker.hpp"
 #include "storage/error.hpp"
@@ -72,6 +74,23 @@ uint64_t parse_bytes(const std::string& text, const std::string& what) {
   if (used == 0 || used != t.size() || x < 0 || x * double(mult) >= 1.8e19)
     throw Error(fmt::format("malformed {} '{}': expected a byte count such as 512M, 4G or 1073741824", what, text));
   return uint64_t(x * double(mult));
+}
+
+// "2", "2,3", "1-3,5": NUMA node ids.
+std::vector<int> parse_node_list(const std::string& text) {
+  std::vector<int> nodes;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(at, end - at);
+    const size_t dash = item.find('-');
+    const uint64_t lo = parse_u64(item.substr(0, dash), "--mem-nodes");
+    const uint64_t hi = dash == std::string::npos ? lo : parse_u64(item.substr(dash + 1), "--mem-nodes");
+    if (hi < lo || hi > 4095) throw Error("malformed --mem-nodes '" + text + "'");
+    for (uint64_t n = lo; n <= hi; ++n) nodes.push_back(int(n));
+    at = end + 1;
+  }
+  return nodes;
 }
 
 KroneckerSpec make_spec(const SpecFlags& f) {
@@ -181,6 +200,12 @@ int main_checked(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 4096));
   run->add_option("--io-request", io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
       ->capture_default_str();
+  std::string mem_nodes;
+  run->add_option("--mem-nodes", mem_nodes,
+                  "in-core: put the adjacency on these NUMA nodes (e.g. 2 or 2,3 or 2-3: expanded memory), hot "
+                  "state stays on the CPUs' nodes");
+  run->add_flag("--interleave", cfg.memory.interleave,
+                "in-core: interleave pages (the adjacency over --mem-nodes, else the graph over every node)");
   std::string fault_plan;
   run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails)")
       ->group("");
@@ -188,10 +213,58 @@ int main_checked(int argc, char** argv) {
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
       ->group("");  // hidden from --help
 
+  CompareConfig cmp;
+  std::string cmp_placements = "in-core,out-of-core,dax", cmp_budget;
+  auto* compare = app.add_subcommand("compare", "the same graph and roots under each placement: one table, JSON, a chart");
+  compare->add_option("--graph,-g", cmp.run.graph_dir, "graph directory")->required();
+  compare->add_option("--placements", cmp_placements, "comma-separated: in-core, out-of-core, dax")->capture_default_str();
+  compare->add_option("--dram-budget", cmp_budget, "the out-of-core run's budget (default: half of what is free)");
+  compare->add_option("--roots", cmp.run.roots, "BFS roots per placement")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  compare->add_option("--threads,-t", cmp.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
+  compare->add_option("--json", cmp.json_path, "write every placement's full results here");
+  compare->add_option("--plot", cmp.plot_path, "write a bar chart of TEPS by placement (PNG, needs gnuplot)");
+
+  TuneConfig tune;
+  std::string tune_budget, tune_placement = "out-of-core";
+  tune.run.roots = 16;
+  auto* tune_cmd = app.add_subcommand("tune", "sweep the edge-cache size up to a DRAM budget: CSV, plot, recommendation");
+  tune_cmd->add_option("--graph,-g", tune.run.graph_dir, "graph directory")->required();
+  tune_cmd->add_option("--dram-budget", tune_budget, "the largest DRAM to try (edge cache + I/O buffers), e.g. 2G")->required();
+  tune_cmd->add_option("--placement", tune_placement, "out-of-core or dax")->capture_default_str();
+  tune_cmd->add_option("--steps", tune.steps, "budget fractions to try besides K = 0, 1, 2, 4, 8, 16")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  tune_cmd->add_option("--roots", tune.run.roots, "BFS roots per point")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  tune_cmd->add_option("--threads,-t", tune.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
+  tune_cmd->add_option("--csv", tune.csv_path, "also write the CSV here");
+  tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
+
   CLI11_PARSE(app, argc, argv);
 
   if (*gen) return cmd_generate(gen_flags, gen_out, gen_checksum, gen_force);
   if (*info) return cmd_info(info_dir);
+  if (*compare) {
+    if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
+    for (size_t at = 0; at <= cmp_placements.size();) {
+      size_t end = cmp_placements.find(',', at);
+      if (end == std::string::npos) end = cmp_placements.size();
+      const std::string name = cmp_placements.substr(at, end - at);
+      if (name == "in-core") cmp.placements.push_back(Placement::kInCore);
+      else if (name == "out-of-core") cmp.placements.push_back(Placement::kOutOfCore);
+      else if (name == "dax") cmp.placements.push_back(Placement::kDax);
+      else throw Error(fmt::format("unknown placement '{}' in --placements: expected in-core, out-of-core, dax", name));
+      at = end + 1;
+    }
+    if (!cmp_budget.empty()) cmp.run.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
+    return run_compare(cmp);
+  }
+  if (*tune_cmd) {
+    if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
+    if (tune_placement == "out-of-core") tune.run.placement = Placement::kOutOfCore;
+    else if (tune_placement == "dax") tune.run.placement = Placement::kDax;
+    else throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", tune_placement));
+    tune.run.dram_budget = parse_bytes(tune_budget, "--dram-budget");
+    return run_tune(tune);
+  }
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
   cfg.validate = !no_validate;
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
@@ -213,6 +286,7 @@ int main_checked(int argc, char** argv) {
   if (cfg.placement == Placement::kInCore &&
       (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
+  cfg.memory.mem_nodes = parse_node_list(mem_nodes);
   for (size_t at = 0; at < fault_plan.size();) {
     size_t end = fault_plan.find(',', at);
     if (end == std::string::npos) end = fault_plan.size();

@@ -99,10 +99,14 @@ void prepare_in_core(Prepared<Id>& prep, const RunConfig& cfg, const Source& sou
     });
   }
   prep.partitioning = partition_by_work(prep.g, parts, topo);
-  place_on_nodes(prep.g, prep.partitioning);
+  place_graph(prep.g, prep.partitioning, cfg.memory, topo);
   prep.construction_time = now() - t0;
   prep.bfs = std::make_unique<HybridBfs<Id>>(prep.g, prep.partitioning, cfg.bfs);
-  prep.placement = {{"placement", "in-core"}, {"csr_bytes", prep.g.bytes()}};
+  prep.placement = {{"placement", "in-core"},
+                    {"csr_bytes", prep.g.bytes()},
+                    {"mem_nodes", cfg.memory.mem_nodes},
+                    {"interleave", cfg.memory.interleave},
+                    {"memory_placement", describe_placement(cfg.memory, prep.partitioning, topo)}};
 }
 
 // O(N) DRAM of an out-of-core run besides the budget: offsets, labels, duplicate counts, cache offsets, two
@@ -185,7 +189,7 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
                             human_bytes(double(io_bytes))));
   }
   prep.partitioning.bounds = files.layout().bounds;
-  for (int p = 0; p < parts; ++p) prep.partitioning.node.push_back(p % topo.nodes());
+  for (int p = 0; p < parts; ++p) prep.partitioning.node.push_back(topo.node_ids[p % topo.nodes()]);
   bool is_pmem = true;
   if (dax) {
     std::vector<const char*> bases;
@@ -247,7 +251,7 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
 
 template <class Id, class Source>
 int search_and_report(const RunConfig& cfg, const Source& source, double generation_time, Prepared<Id>& prep,
-                      const Topology& topo, int parts) {
+                      const Topology& topo, int parts, nlohmann::json* result) {
   const KroneckerSpec& spec = source.spec();
   const int threads = omp_get_max_threads();
   const Csr<Id>& g = prep.g;
@@ -371,20 +375,27 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
     }
     j["searches"].push_back(s);
   }
+  // DRAM the run's structures take: the graph's (what kernel 1 left in DRAM, cache included), the search's
+  // state, the kept results, I/O buffers.
+  const uint64_t id = sizeof(Id), n = g.n;
+  const uint64_t search_state = 2 * n * id + 2 * n * id + 3 * (n / 8) + uint64_t(batch) * n * id;
+  j["dram_bytes"] = j["csr_bytes"].get<uint64_t>() + search_state + (j.contains("io_buffer_bytes") ? j["io_buffer_bytes"].get<uint64_t>() : 0);
+  if (result) *result = j;
   if (!failure.empty()) {
     j["error"] = failure;
+    if (result) *result = j;
     if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);
     std::fprintf(stdout, "%s\nNo statistics: a run with a failed validation has no results.\n", failure.c_str());
     std::fprintf(stderr, "strata: error: %s\n", failure.c_str());
     return 1;
   }
-  std::fputs(format_block(stats).c_str(), stdout);
-  if (prep.dax && !cfg.quiet_summary) {
+  if (!cfg.quiet) std::fputs(format_block(stats).c_str(), stdout);
+  if (prep.dax && !cfg.quiet) {
     std::printf("placement: dax\nis_pmem: %s\non_mem_edges: %s\nedge_cache_bytes: %s\n",
                 j["is_pmem"].get<bool>() ? "true" : "false",
                 j["on_mem_edges_all"].get<bool>() ? "all" : std::to_string(j["on_mem_edges"].get<uint64_t>()).c_str(),
                 human_bytes(double(j["edge_cache_bytes"].get<uint64_t>())).c_str());
-  } else if (prep.out_of_core && !cfg.quiet_summary) {
+  } else if (prep.out_of_core && !cfg.quiet) {
     std::printf("placement: out-of-core\ndram_budget: %s\non_mem_edges: %s\nedge_cache_bytes: %s\nbytes_read: %s\n"
                 "io_requests: %llu\n",
                 human_bytes(double(j["dram_budget"].get<uint64_t>())).c_str(),
@@ -392,7 +403,7 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
                 human_bytes(double(j["edge_cache_bytes"].get<uint64_t>())).c_str(),
                 human_bytes(double(bytes_read)).c_str(), (unsigned long long)io_requests);
   }
-  if (!cfg.validate) std::fputs("validation: skipped (--no-validate): these results cannot be submitted\n", stdout);
+  if (!cfg.validate && !cfg.quiet) std::fputs("validation: skipped (--no-validate): these results cannot be submitted\n", stdout);
   if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);
   return 0;
 }
@@ -408,9 +419,13 @@ void check_memory(const KroneckerSpec& spec, int validate_batch) {
 }
 
 template <class Id>
-int run_typed(const RunConfig& cfg) {
+int run_typed(const RunConfig& cfg, nlohmann::json* result) {
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
+  check_memory_nodes(cfg.memory.mem_nodes, topo);
+  if (cfg.memory.any() && cfg.placement != Placement::kInCore)
+    throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
+                std::string(placement_name(cfg.placement)));
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
     if (cfg.placement == Placement::kInCore) check_memory<Id>(dir.spec(), cfg.validate_batch);
@@ -424,7 +439,7 @@ int run_typed(const RunConfig& cfg) {
     Prepared<Id> prep;
     if (cfg.placement != Placement::kInCore) prepare_tiered<Id>(prep, cfg, dir, topo, parts);
     else prepare_in_core<Id>(prep, cfg, dir, topo, parts);
-    return search_and_report<Id>(cfg, dir, generation, prep, topo, parts);
+    return search_and_report<Id>(cfg, dir, generation, prep, topo, parts, result);
   }
   if (cfg.placement != Placement::kInCore)
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
@@ -445,15 +460,15 @@ int run_typed(const RunConfig& cfg) {
   const double generation = now() - t0;
   Prepared<Id> prep;
   prepare_in_core<Id>(prep, cfg, source, topo, parts);
-  return search_and_report<Id>(cfg, source, generation, prep, topo, parts);
+  return search_and_report<Id>(cfg, source, generation, prep, topo, parts, result);
 }
 
 }  // namespace
 
-int run_graph500(const RunConfig& config) {
+int run_graph500(const RunConfig& config, nlohmann::json* result) {
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
-  return scale <= 31 ? run_typed<uint32_t>(config) : run_typed<uint64_t>(config);
+  return scale <= 31 ? run_typed<uint32_t>(config, result) : run_typed<uint64_t>(config, result);
 }
 
 }  // namespace strata

@@ -1,10 +1,12 @@
 // What `strata run` was asked to do.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "bfs/hybrid_bfs.hpp"
 #include "engine/edge_cache.hpp"
+#include "engine/placement.hpp"
 #include "generators/kronecker.hpp"
 
 namespace strata {
@@ -29,10 +31,12 @@ struct RunConfig {
   int64_t on_mem_edges = -1;          // out-of-core: K; -1 = the largest K the budget holds
   uint64_t hub_degree = kNoHubs;      // out-of-core: lists at least this long stay whole in DRAM
   IoOptions io;
-  bool quiet_summary = false;         // testing/tools: no placement lines on stdout
+  MemoryPlacement memory;             // in-core: --mem-nodes / --interleave
+  bool quiet = false;                 // compare/tune: no Graph500 block or summary on stdout
 };
 
-// Runs kernel 1, the searches and their validation; prints the Graph500 block; returns the exit status.
-int run_graph500(const RunConfig& config);
+// Runs kernel 1, the searches and their validation; prints the Graph500 block (unless quiet); returns the
+// exit status (1: a search failed validation). The full results, as written by --json, go to *result.
+int run_graph500(const RunConfig& config, nlohmann::json* result = nullptr);
 
 }  // namespace strata

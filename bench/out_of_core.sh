@@ -9,7 +9,7 @@
 # Targets (issue 4): ratio >= 0.85 at a 25% budget; SCALE 27 completes validated with a 4 GiB budget
 # (BUDGETS=abs:4G bench/out_of_core.sh 27).
 # Env: RUNS (3), ROOTS (16), THREADS (2), IMAGE (/var/tmp/strata-bench.img), MNT (/mnt/strata-bench),
-# KEEP=1 leaves the filesystem mounted (graphs reused by the next call). CSV on stdout, progress on stderr.
+# KEEP=1 leaves the filesystem mounted (graphs reused by the next call), SIZE_SCALE sizes it for a larger SCALE. CSV on stdout, progress on stderr.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 [[ $(id -u) == 0 ]] || { echo "needs root (losetup, mount, cgroups, drop_caches)" >&2; exit 1; }
@@ -21,7 +21,7 @@ log() { echo "[$(date +%T)] $*" >&2; }
 
 # The filesystem: reused when mounted already (KEEP=1 from an earlier call).
 if ! mountpoint -q "$mnt"; then
-  max=0; for s in "${scales[@]}"; do ((s > max)) && max=$s; done
+  max=${SIZE_SCALE:-0}; for s in "${scales[@]}"; do ((s > max)) && max=$s; done
   size=$(( (1 << max) * 16 * 8 * 5 / 2 + (2 << 30) ))  # edges + adjacency + O(N) files, with room
   truncate -s "$size" "$image"
   loop=$(losetup --direct-io=on --find --show "$image")
@@ -44,8 +44,12 @@ mkdir -p "$cg"
 run_capped() {
   local cap=$1; shift
   sync; echo 3 >/proc/sys/vm/drop_caches
-  echo 0 >"$cg/memory.max_usage_in_bytes" 2>/dev/null || true
-  echo "$cap" >"$cg/memory.limit_in_bytes"
+  echo 0 >"$cg/memory.force_empty" 2>/dev/null || true  # page cache charged by earlier runs
+  echo "$cap" >"$cg/memory.limit_in_bytes" || true
+  if [[ $(cat "$cg/memory.limit_in_bytes") != $(( cap / 4096 * 4096 )) ]]; then
+    echo "cannot set the cgroup limit to $cap (usage $(cat "$cg/memory.usage_in_bytes"))" >&2; exit 1
+  fi
+  echo 0 >"$cg/memory.max_usage_in_bytes"
   bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' _ "$@"
   echo "peak_bytes: $(cat "$cg/memory.max_usage_in_bytes")"
 }

@@ -17,7 +17,11 @@ Topology Topology::detect() {
       std::vector<int> list;
       for (unsigned c = 0; c < cpus->size; ++c)
         if (numa_bitmask_isbitset(cpus, c)) list.push_back(int(c));
-      if (!list.empty()) t.node_cpus.push_back(std::move(list));
+      if (!list.empty()) {
+        t.node_ids.push_back(node);
+        t.node_cpus.push_back(std::move(list));
+      }
+      if (numa_bitmask_isbitset(numa_all_nodes_ptr, unsigned(node))) t.memory_nodes.push_back(node);
     }
     numa_free_cpumask(cpus);
   }
@@ -27,9 +31,21 @@ Topology Topology::detect() {
     std::vector<int> list;
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &set)) list.push_back(c);
-    t.node_cpus.push_back(list);
+    t.node_cpus = {list};
+    t.node_ids = {0};
+    t.memory_nodes = {0};
   }
   return t;
+}
+
+int Topology::index_of(int node_id) const {
+  for (size_t i = 0; i < node_ids.size(); ++i)
+    if (node_ids[i] == node_id) return int(i);
+  return 0;
+}
+
+bool Topology::has_memory_node(int node_id) const {
+  return std::find(memory_nodes.begin(), memory_nodes.end(), node_id) != memory_nodes.end();
 }
 
 int Partitioning::part_of(uint64_t v) const {
@@ -61,7 +77,7 @@ Partitioning Partitioning::balanced(uint64_t n, const std::function<uint64_t(uin
     p.bounds.push_back(std::max(v, p.bounds.back()));
   }
   p.bounds.push_back(n);
-  for (int k = 0; k < parts; ++k) p.node.push_back(k % topo.nodes());
+  for (int k = 0; k < parts; ++k) p.node.push_back(topo.node_ids[k % topo.nodes()]);
   return p;
 }
 
@@ -70,7 +86,7 @@ void pin_threads(const Partitioning& parts, const Topology& topo, int threads) {
   {
     const int t = omp_get_thread_num();
     const int node = parts.node[parts.home_part(t, threads)];
-    const std::vector<int>& cpus = topo.node_cpus[node];
+    const std::vector<int>& cpus = topo.node_cpus[topo.index_of(node)];
     // Threads sharing a node spread over its CPUs.
     int rank_in_node = 0;
     for (int u = 0; u < t; ++u) rank_in_node += parts.node[parts.home_part(u, threads)] == node;

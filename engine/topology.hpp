@@ -10,8 +10,12 @@
 namespace strata {
 
 struct Topology {
-  std::vector<std::vector<int>> node_cpus;  // CPUs of each node with memory; one entry without NUMA
+  std::vector<int> node_ids;                // NUMA nodes with CPUs (the nodes that run threads)
+  std::vector<std::vector<int>> node_cpus;  // their CPUs; one entry, node 0, without NUMA
+  std::vector<int> memory_nodes;            // every node with memory, CPU-less ones (CXL, PMem) included
   int nodes() const { return int(node_cpus.size()); }
+  int index_of(int node_id) const;          // position of a CPU node in node_ids (0 if absent)
+  bool has_memory_node(int node_id) const;
   static Topology detect();
 };
 

@@ -52,6 +52,21 @@ void PageRegion::prefer_node(size_t begin, size_t end, int node) {
   ::mbind(static_cast<char*>(base_) + begin, end - begin, MPOL_PREFERRED, &mask, sizeof(mask) * 8, MPOL_MF_MOVE);
 }
 
+void PageRegion::place_on(size_t begin, size_t end, const std::vector<int>& nodes, bool interleave) {
+  if (!base_ || numa_available() < 0 || nodes.empty()) return;
+  const size_t ps = page_size();
+  begin = begin / ps * ps;
+  end = std::min(bytes_, (end + ps - 1) / ps * ps);
+  if (begin >= end) return;
+  struct bitmask* mask = numa_allocate_nodemask();
+  for (int n : nodes) numa_bitmask_setbit(mask, unsigned(n));
+  const long rc = ::mbind(static_cast<char*>(base_) + begin, end - begin, interleave ? MPOL_INTERLEAVE : MPOL_BIND,
+                          mask->maskp, mask->size + 1, MPOL_MF_MOVE);
+  const int err = errno;
+  numa_free_nodemask(mask);
+  if (rc != 0) throw Error(errno_message("cannot place " + human_bytes(double(end - begin)) + " on the chosen NUMA nodes", err));
+}
+
 void PageRegion::release(size_t begin, size_t end) {
   const size_t ps = page_size();
   begin = (begin + ps - 1) / ps * ps;

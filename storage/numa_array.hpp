@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace strata {
 
@@ -21,6 +22,9 @@ class PageRegion {
   size_t bytes() const { return bytes_; }
   // Prefers NUMA node `node` for the pages covering [begin, end) bytes (no-op where libnuma sees no NUMA).
   void prefer_node(size_t begin, size_t end, int node);
+  // Places the pages covering bytes [begin, end) strictly on `nodes`: bound (filled in node order) or
+  // interleaved page by page. Pages already touched are migrated. Throws Error if the kernel refuses.
+  void place_on(size_t begin, size_t end, const std::vector<int>& nodes, bool interleave);
   // Returns the pages from byte `keep` on to the OS; they read as zero if touched again.
   void release_from(size_t keep) { release(keep, bytes_); }
   // Returns the whole pages inside bytes [begin, end) to the OS.
@@ -44,6 +48,7 @@ class NumaArray {
   T* begin() const { return data(); }
   T* end() const { return data() + size_; }
   void prefer_node(size_t begin, size_t end, int node) { region_.prefer_node(begin * sizeof(T), end * sizeof(T), node); }
+  void place_on(const std::vector<int>& nodes, bool interleave) { region_.place_on(0, bytes(), nodes, interleave); }
   void release(size_t first, size_t last) { region_.release(first * sizeof(T), last * sizeof(T)); }
   void shrink(size_t n) {  // logical size n, pages past it released
     region_.release_from(n * sizeof(T));

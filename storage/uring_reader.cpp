@@ -22,22 +22,23 @@ UringReader::UringReader(std::vector<const DirectFile*> files, unsigned depth, u
   if (depth == 0) throw Error("I/O depth must be at least 1");
   const int rc = io_uring_queue_init(depth, &ring_, 0);
   if (rc < 0) throw Error(errno_message("cannot set up io_uring", -rc));
-  buffers_ = static_cast<char*>(std::aligned_alloc(kDirectAlign, size_t(depth) * buffer_bytes_));
-  if (!buffers_) {
+  try {
+    buffers_ = PageRegion(size_t(depth) * buffer_bytes_);
+  } catch (...) {
     io_uring_queue_exit(&ring_);
-    throw Error("out of memory for I/O buffers");
+    throw;
   }
+  char* base = static_cast<char*>(buffers_.base());
   // Registered buffers save the kernel mapping pages per request; they count against RLIMIT_MEMLOCK, so
   // where that is too low we read into the same buffers unregistered.
   std::vector<iovec> iov(depth);
-  for (unsigned i = 0; i < depth; ++i) iov[i] = {buffers_ + size_t(i) * buffer_bytes_, buffer_bytes_};
+  for (unsigned i = 0; i < depth; ++i) iov[i] = {base + size_t(i) * buffer_bytes_, buffer_bytes_};
   registered_ = io_uring_register_buffers(&ring_, iov.data(), depth) == 0;
   for (unsigned i = depth; i-- > 0;) free_.push_back(i);
 }
 
 UringReader::~UringReader() {
   io_uring_queue_exit(&ring_);  // nothing is in flight: run() drains before returning or throwing
-  std::free(buffers_);
 }
 
 void UringReader::prepare(unsigned slot) {
@@ -47,7 +48,7 @@ void UringReader::prepare(unsigned slot) {
     sqe = io_uring_get_sqe(&ring_);
   }
   Slot& s = slots_[slot];
-  char* buf = buffers_ + size_t(slot) * buffer_bytes_ + s.done;
+  char* buf = static_cast<char*>(buffers_.base()) + size_t(slot) * buffer_bytes_ + s.done;
   const int fd = files_[s.req.file]->file.fd();
   const unsigned len = s.req.length - s.done;
   if (registered_) io_uring_prep_read_fixed(sqe, fd, buf, len, s.req.offset + s.done, int(slot));
@@ -137,7 +138,7 @@ void UringReader::run(const NextFn& next, const DoneFn& done) {
       bytes_read_ += s.req.length;
       ++requests_;
       try {
-        done(s.req, buffers_ + size_t(slot) * buffer_bytes_);
+        done(s.req, static_cast<const char*>(buffers_.base()) + size_t(slot) * buffer_bytes_);
       } catch (...) {
         error = std::current_exception();
       }

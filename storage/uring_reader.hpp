@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "storage/direct_file.hpp"
+#include "storage/numa_array.hpp"
 
 namespace strata {
 
@@ -57,7 +58,7 @@ class UringReader {
   std::vector<const DirectFile*> files_;
   unsigned depth_;
   uint32_t buffer_bytes_;
-  char* buffers_ = nullptr;
+  PageRegion buffers_;  // depth buffers, page-aligned, returned to the OS when the reader goes
   io_uring ring_;
   bool registered_ = false;
   std::vector<Slot> slots_;

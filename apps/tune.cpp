@@ -1,0 +1,158 @@
+// `strata tune`: sweeps the edge-cache size from nothing to the DRAM budget (K = 0, 1, 2, 4, 8, 16 where
+// they fit, and the K that fills each 1/steps of the budget), one validated run per point; writes a CSV
+// and a plot of TEPS against DRAM, and recommends the smallest cache within 5% of the best TEPS.
+#include <fcntl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "apps/plot.hpp"
+#include "apps/progress.hpp"
+#include "apps/tools.hpp"
+#include "engine/build_csr_files.hpp"
+#include "engine/edge_cache.hpp"
+#include "engine/topology.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/error.hpp"
+#include "storage/file.hpp"
+#include "storage/graph_dir.hpp"
+
+namespace strata {
+
+namespace {
+
+// Peak resident memory since the last reset (VmHWM); resetting it lets each point report its own peak.
+void reset_peak_rss() {
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return;
+  std::fputs("5", f);
+  std::fclose(f);
+}
+uint64_t peak_rss() {
+  std::ifstream status("/proc/self/status");
+  for (std::string key; status >> key;) {
+    uint64_t kib;
+    if (key == "VmHWM:" && status >> kib) return kib * 1024;
+    status.ignore(256, '\n');
+  }
+  return 0;
+}
+
+struct Point {
+  uint64_t k, cache_bytes;
+  double teps = 0;
+  uint64_t bytes_read = 0, dram_bytes = 0, peak = 0;
+  bool valid = false;
+};
+
+// Cache sizes of K = 0, 1, 2, 4, 8, 16 and of the K that fills each 1/steps of the room, smallest first.
+std::vector<Point> plan(const std::string& graph, int parts, uint64_t room, int steps) {
+  const GraphDir dir = GraphDir::open(graph);
+  const CsrFiles files = CsrFiles::open(CsrFiles::path_for(graph, parts), dir.header_hash(), dir.spec().scale);
+  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+  std::set<uint64_t> ks = {0, 1, 2, 4, 8, 16};
+  for (int i = 1; i <= steps; ++i) {
+    uint64_t k;
+    if (k_for_budget(g, room / uint64_t(steps) * uint64_t(i), kNoHubs, k)) ks.insert(k);
+  }
+  std::vector<Point> points;
+  for (uint64_t k : ks) {
+    const uint64_t bytes = cache_entries(g, k, kNoHubs) * sizeof(uint32_t);
+    if (bytes <= room && (points.empty() || bytes > points.back().cache_bytes)) points.push_back({k, bytes});
+  }
+  return points;
+}
+
+}  // namespace
+
+int run_tune(const TuneConfig& cfg) {
+  RunConfig run = cfg.run;
+  run.quiet = true;
+  run.json_path.clear();
+  const bool dax = run.placement == Placement::kDax;
+  const int threads = run.threads > 0 ? run.threads : omp_get_max_threads();
+  const uint64_t io = dax ? 0 : uint64_t(threads) * run.io.depth * run.io.request_bytes;
+  if (run.dram_budget <= io)
+    throw Error(fmt::format("--dram-budget {} leaves nothing for the edge cache after {} of I/O buffers",
+                            human_bytes(double(run.dram_budget)), human_bytes(double(io))));
+  const int parts = run.numa_parts > 0 ? run.numa_parts : Topology::detect().nodes();
+
+  // The first point, K = 0, also builds the on-disk CSR if needed; its degrees then place the others.
+  std::vector<Point> points;
+  auto measure = [&](Point& p) {
+    run.on_mem_edges = int64_t(p.k);
+    reset_peak_rss();
+    nlohmann::json j;
+    const int rc = run_graph500(run, &j);
+    p.peak = peak_rss();
+    p.teps = j["bfs_harmonic_mean_TEPS"].get<double>();
+    p.cache_bytes = j["edge_cache_bytes"].get<uint64_t>();
+    p.dram_bytes = j["dram_bytes"].get<uint64_t>();
+    p.valid = rc == 0;
+    for (const auto& s : j["searches"])
+      p.bytes_read += dax ? s["edges_storage"].get<uint64_t>() * 4 : s["bytes_read"].get<uint64_t>();
+    if (rc != 0) throw Error(fmt::format("tune: the run with --on-mem-edges {} failed validation: {}", p.k, j.value("error", "")));
+  };
+  Point first{0, 0};
+  {
+    Progress progress("tune: K = 0");
+    progress.update(0, 1);
+    measure(first);
+  }
+  points = plan(run.graph_dir, parts, run.dram_budget - io, cfg.steps);
+  if (points.size() < 2) throw Error("--dram-budget is too small to sweep: not even K = 1 fits");
+  points[0] = first;
+  {
+    Progress progress("tune");
+    for (size_t i = 1; i < points.size(); ++i) {
+      progress.update(i, points.size(), fmt::format("K = {} ({})", points[i].k, human_bytes(double(points[i].cache_bytes))));
+      measure(points[i]);
+    }
+  }
+
+  std::string csv = "cache_bytes,on_mem_edges,harmonic_mean_TEPS,bytes_read,dram_peak_bytes,dram_bytes,validated\n";
+  for (const Point& p : points)
+    csv += fmt::format("{},{},{:.6g},{},{},{},{}\n", p.cache_bytes, p.k, p.teps, p.bytes_read, p.peak, p.dram_bytes,
+                       p.valid ? "yes" : "no");
+  std::fputs(csv.c_str(), stdout);
+  if (!cfg.csv_path.empty()) {
+    const std::string tmp = cfg.csv_path + ".tmp";
+    {
+      File f(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+      f.write_all(csv.data(), csv.size());
+      f.sync();
+    }
+    if (std::rename(tmp.c_str(), cfg.csv_path.c_str()) != 0) throw Error(errno_message("cannot write " + cfg.csv_path, errno));
+  }
+
+  const Point& best = *std::max_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.teps < b.teps; });
+  const Point& pick = *std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.teps >= 0.95 * best.teps; });
+  std::printf("recommended: --on-mem-edges %llu (edge cache %s, DRAM peak %s): the smallest cache within 5%% of the "
+              "best TEPS (%.4g at --on-mem-edges %llu, cache %s); it runs at %.4g TEPS (%.1f%% of the best)%s\n",
+              (unsigned long long)pick.k, human_bytes(double(pick.cache_bytes)).c_str(), human_bytes(double(pick.peak)).c_str(),
+              best.teps, (unsigned long long)best.k, human_bytes(double(best.cache_bytes)).c_str(), pick.teps,
+              100 * pick.teps / best.teps,
+              pick.cache_bytes < best.cache_bytes
+                  ? fmt::format(" and saves {} of DRAM", human_bytes(double(best.cache_bytes - pick.cache_bytes))).c_str()
+                  : "");
+
+  if (!cfg.plot_path.empty()) {
+    std::string data;
+    for (const Point& p : points) data += fmt::format("{:.6g} {:.6g} {}\n", double(p.peak) / (1 << 20), p.teps / 1e9, p.k);
+    const std::string script = fmt::format(
+        "set terminal pngcairo size 900,550 font \",11\"\nset output $png\n"
+        "set title \"{}: harmonic-mean TEPS against DRAM ({} roots; labels: on-mem-edges K)\"\n"
+        "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
+        "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
+        "with labels offset 0,1\n",
+        placement_name(run.placement), run.roots);
+    plot_png(cfg.plot_path, script, data);
+  }
+  return 0;
+}
+
+}  // namespace strata
