@@ -7,7 +7,7 @@
 # memory group capped at budget + O(N) state + SLACK_MB (default 96), page cache included, dropping caches
 # before each run. The in-core run on the same graph is the reference for the ratio.
 # Targets (issue 4): ratio >= 0.85 at a 25% budget; SCALE 27 completes validated with a 4 GiB budget
-# (BUDGETS=abs:4G bench/out_of_core.sh 27).
+# (IN_CORE=0 RUNS=1 ROOTS=64 BUDGETS=abs:4G bench/out_of_core.sh 27; IN_CORE=0 skips the in-core reference).
 # Env: RUNS (3), ROOTS (16), THREADS (2), IMAGE (/var/tmp/strata-bench.img), MNT (/mnt/strata-bench),
 # KEEP=1 leaves the filesystem mounted (graphs reused by the next call), SIZE_SCALE sizes it for a larger SCALE. CSV on stdout, progress on stderr.
 set -euo pipefail
@@ -68,21 +68,26 @@ for scale in "${scales[@]}"; do
   state=$((n * 38))                       # strata's O(N) estimate for 32-bit ids (apps/run.cpp)
   io=$((threads * 64 * 128 * 1024))       # default --io-depth and --io-request
   budgets=(${BUDGETS:-10 25 50 100})
-  # The on-disk CSR is built once, under a cap, by a one-root run with a small budget; it gives the adjacency size.
-  out=$(run_capped $((state + io + (64 << 20) + slack)) "$strata" run --graph "$g" --roots 1 --threads "$threads" \
-    --placement out-of-core --dram-budget $((io + (64 << 20))) --no-validate --json /tmp/strata-bench-oc.json)
+  # The on-disk CSR is built once, under a cap, by a one-root run whose budget is the first abs: budget or a
+  # quarter of the pre-deduplication adjacency; that run also gives the adjacency size.
+  build=$(( (1 << scale) * 16 * 2 * 4 / 4 + io ))
+  [[ ${budgets[0]} == abs:* ]] && build=$(numfmt --from=iec "${budgets[0]#abs:}")
+  out=$(run_capped $((state + build + slack)) "$strata" run --graph "$g" --roots 1 --threads "$threads" \
+    --placement out-of-core --dram-budget "$build" --no-validate --json /tmp/strata-bench-oc.json)
   adj=$(json_get /tmp/strata-bench-oc.json '["adjacency_bytes"]')
   log "SCALE $scale: adjacency $adj bytes; CSR $( [[ $(json_get /tmp/strata-bench-oc.json '["csr_reused"]') == True ]] && echo reused || echo built) in $(json_get /tmp/strata-bench-oc.json '["csr_build_time"]') s, cgroup peak $(awk '/^peak_bytes:/ {print $2}' <<<"$out")"
   # Interleaved rounds: in-core, then every budget, RUNS times; medians per configuration.
   declare -A teps=() rss=() cgpeak=() info=()
   for ((r = 0; r < runs; r++)); do
-    sync; echo 3 >/proc/sys/vm/drop_caches
-    "$strata" run --graph "$g" --roots "$roots" --threads "$threads" --json /tmp/strata-bench-ic.json >/dev/null
-    teps[ic]+="$(json_get /tmp/strata-bench-ic.json '["bfs_harmonic_mean_TEPS"]') "
+    if [[ ${IN_CORE:-1} == 1 ]]; then
+      sync; echo 3 >/proc/sys/vm/drop_caches
+      "$strata" run --graph "$g" --roots "$roots" --threads "$threads" --json /tmp/strata-bench-ic.json >/dev/null
+      teps[ic]+="$(json_get /tmp/strata-bench-ic.json '["bfs_harmonic_mean_TEPS"]') "
+    fi
     for b in "${budgets[@]}"; do
       if [[ $b == abs:* ]]; then budget=$(numfmt --from=iec "${b#abs:}"); else budget=$((adj * b / 100 + io)); fi
       cap=$((budget + state + slack))
-      out=$(run_capped "$cap" /usr/bin/time -f "rss_kib %M" "$strata" run --graph "$g" --roots "$roots" --threads "$threads" \
+      out=$(run_capped "$cap" /usr/bin/time -f "rss_kib %M wall_s %e" "$strata" run --graph "$g" --roots "$roots" --threads "$threads" \
         --placement out-of-core --dram-budget "$budget" --json /tmp/strata-bench-oc.json 2>&1)
       teps[$b]+="$(json_get /tmp/strata-bench-oc.json '["bfs_harmonic_mean_TEPS"]') "
       rss[$b]+="$(awk '/^rss_kib/ {print $2 * 1024}' <<<"$out") "
@@ -96,14 +101,15 @@ print(sys.argv[2], sys.argv[3], j["adjacency_bytes"], "all" if j["on_mem_edges_a
       j["edge_cache_bytes"], read // len(s), round(read / t / 1e6, 1), round(j["construction_time"], 2))
 PY
 )
-      log "SCALE $scale round $r budget $b: $(tail -c 40 <<<"${teps[$b]}") TEPS"
+      log "SCALE $scale round $r budget $b: $(tail -c 40 <<<"${teps[$b]}") TEPS, $(grep -o 'wall_s.*' <<<"$out")"
     done
   done
-  ic=$(tr ' ' '\n' <<<"${teps[ic]}" | grep . | median)
+  ic=$(tr ' ' '\n' <<<"${teps[ic]:-}" | grep . | median)
+  [[ -n $ic ]] || ic=nan
   for b in "${budgets[@]}"; do
     read -r budget cap adjb k cache bytes mbps ct <<<"${info[$b]}"
     t=$(tr ' ' '\n' <<<"${teps[$b]}" | grep . | median)
-    echo "$scale,$b,$budget,$cap,$adjb,$k,$cache,$t,$ic,$(awk -v a="$t" -v b="$ic" 'BEGIN {printf "%.3f", a / b}'),$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | median),$(tr ' ' '\n' <<<"${cgpeak[$b]}" | grep . | median),$bytes,$mbps,$ct,$runs,$roots"
+    echo "$scale,$b,$budget,$cap,$adjb,$k,$cache,$t,$ic,$(awk -v a="$t" -v b="$ic" 'BEGIN {if (b == "nan") print "nan"; else printf "%.3f", a / b}'),$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | median),$(tr ' ' '\n' <<<"${cgpeak[$b]}" | grep . | median),$bytes,$mbps,$ct,$runs,$roots"
   done
   unset teps rss cgpeak info
 done

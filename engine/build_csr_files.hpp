@@ -38,8 +38,9 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   NumaArray<Id> label;
   NumaArray<uint64_t> raw = order_by_degree<Id>(source, label, progress);
   const uint64_t max_list = n > 0 ? raw[1] - raw[0] : 0;  // vertex 0 has the highest degree
+  // The range buffer holds at most `chunk` entries; ranges are cut so that entries and cursors fit.
   const uint64_t chunk = std::min(raw[n], std::max<uint64_t>(memory_bytes / sizeof(Id), 1));
-  if (max_list > chunk)
+  if (max_list * sizeof(Id) + 8 > memory_bytes)
     throw Error(fmt::format("building the on-disk CSR needs at least {} of memory for the longest list; {} allowed "
                             "(raise --dram-budget)",
                             human_bytes(double(max_list * sizeof(Id))), human_bytes(double(memory_bytes))));
@@ -63,9 +64,15 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   uint64_t written = 0, passes = 0;
   for (int p = 0; p < partitioning.parts(); ++p) {
     for (uint64_t lo = partitioning.begin(p); lo < partitioning.end(p);) {
-      // The longest range [lo, hi) of this partition whose lists fit in the buffer.
-      const uint64_t* limit = std::upper_bound(raw.data() + lo + 1, raw.data() + partitioning.end(p) + 1, raw[lo] + chunk);
-      const uint64_t hi = std::max<uint64_t>(lo + 1, uint64_t(limit - raw.data()) - 1);
+      // The longest range [lo, hi) of this partition whose lists and cursors (8 bytes a vertex) fit in the
+      // scratch: many short lists need as much room for cursors as for entries.
+      uint64_t a = lo + 1, b = partitioning.end(p);
+      while (a < b) {
+        const uint64_t mid = a + (b - a + 1) / 2;
+        if ((raw[mid] - raw[lo]) * sizeof(Id) + (mid - lo) * 8 <= memory_bytes) a = mid; else b = mid - 1;
+      }
+      const uint64_t hi = a;
+      buffer.release(raw[hi] - raw[lo], buffer.size());  // pages an earlier, longer range touched
       cursor.assign(raw.data() + lo, raw.data() + hi);
       const uint64_t base = raw[lo];
       ++passes;
