@@ -22,8 +22,8 @@
 #include "engine/edge_cache.hpp"
 #include "engine/topology.hpp"
 #include "generators/edge_stream.hpp"
+#include "bfs/tail_reads.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/uring_reader.hpp"
 
 namespace strata {
 
@@ -37,20 +37,6 @@ struct BfsOptions {
   double beta = 18;
   Direction direction = Direction::kHybrid;
   bool trace = false;
-};
-
-// How tails are read: requests of up to request_bytes (lists that are close merged into one; a gap of at
-// most merge_gap bytes is read rather than paid for with another request), depth in flight per thread.
-struct IoOptions {
-  unsigned depth = 64;
-  uint32_t request_bytes = 128 << 10;
-  uint64_t merge_gap = 16 << 10;
-};
-
-struct LevelIo {
-  uint64_t edges_storage = 0;  // entries scanned from buffers read this level
-  uint64_t bytes_read = 0;
-  uint64_t requests = 0;
 };
 
 struct LevelTrace {
@@ -82,14 +68,8 @@ class HybridBfs {
   HybridBfs(const Csr<Id>& g, const EdgeCache<Id>& cache, const CsrFiles& files, const IoOptions& io,
             const Partitioning& parts, const BfsOptions& options)
       : HybridBfs(g, cache.adj.data(), cache.offsets, parts, options) {
-    if (files.layout().bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
-    files_ = &files;
-    io_ = io;
-    tails_ = Bitmap(g.n);
     has_tails_ = cache.adj.size() < g.directed_edges();
-    const int threads = omp_get_max_threads();
-    for (int t = 0; t < threads; ++t)
-      readers_.push_back(std::make_unique<UringReader>(files.adj_files(), io.depth, io.request_bytes));
+    reads_ = std::make_unique<TailReads<Id>>(g, cache.offsets, files, io, parts, active_);
   }
 
   // DAX: the cache's prefixes in DRAM, the tails read in place from the mapped partition files (mapped[p] is
@@ -104,12 +84,8 @@ class HybridBfs {
   }
 
   // DRAM taken by the I/O buffers (all threads).
-  uint64_t io_buffer_bytes() const {
-    uint64_t sum = 0;
-    for (const auto& r : readers_) sum += r->buffer_bytes();
-    return sum;
-  }
-  bool registered_buffers() const { return !readers_.empty() && readers_[0]->registered_buffers(); }
+  uint64_t io_buffer_bytes() const { return reads_ ? reads_->buffer_bytes() : 0; }
+  bool registered_buffers() const { return reads_ && reads_->registered_buffers(); }
 
  private:
   HybridBfs(const Csr<Id>& g, const Id* dram_adj, const BlockOffsets& dram_offsets, const Partitioning& parts,
@@ -195,7 +171,6 @@ class HybridBfs {
   static constexpr uint64_t kQueueChunk = 64;   // frontier vertices per top-down work item
   static constexpr uint64_t kWordChunk = 16;    // bitmap words (1024 vertices) per bottom-up work item
   static constexpr size_t kLocalQueue = 512;    // discovered vertices buffered per thread before publishing
-  static constexpr uint64_t kTailChunkWords = 64;  // bitmap words (4096 vertices) per tail-reading work item
 
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, double t0) {
     s.edges_examined += examined;
@@ -209,7 +184,7 @@ class HybridBfs {
   void reset() {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNone;
-    if (has_tails_ && mapped_.empty()) tails_.clear_words(0, tails_.word_count());  // an error leaves marks
+    if (reads_) reads_->clear();  // a search ended by a read error leaves marks
     level_io_ = LevelIo{};
     std::fill(cur_size_.begin(), cur_size_.end(), 0);
   }
@@ -279,7 +254,7 @@ class HybridBfs {
             in_place += degree - (e - b);
             new_scout += expand(u, list + (e - b), list + degree);
           } else {
-            tails_.set_atomic(u);
+            reads_->mark(u);
           }
         }
       }
@@ -288,10 +263,10 @@ class HybridBfs {
     new_examined += in_place;
     if (tails && !mapped) {
       std::atomic<uint64_t> tail_scout{0};
-      read_tails([&](Id u, const Id* first, const Id* last) {
+      reads_->read([&](Id u, const Id* first, const Id* last) {
         tail_scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
         return uint64_t(last - first);
-      });
+      }, level_io_);
       new_scout += tail_scout.load();
       new_examined += level_io_.edges_storage;
     }
@@ -316,7 +291,7 @@ class HybridBfs {
     uint64_t awake = 0, new_examined = 0;
     const uint64_t* front = front_.words();
     uint64_t* next = next_.words();
-    uint64_t* tails = has_tails_ && mapped_.empty() ? tails_.words() : nullptr;
+    uint64_t* tails = has_tails_ && reads_ ? reads_->mark_words() : nullptr;
     const bool mapped = has_tails_ && !mapped_.empty();
     uint64_t in_place = 0;
 #pragma omp parallel reduction(+ : awake, new_examined, in_place)
@@ -364,7 +339,7 @@ class HybridBfs {
     new_examined += in_place;
     if (tails) {
       std::atomic<uint64_t> found{0};
-      read_tails([&](Id v, const Id* first, const Id* last) {
+      reads_->read([&](Id v, const Id* first, const Id* last) {
         if (parent_[v] != kNone) return uint64_t(0);  // found in an earlier piece of a long list
         const Id* it = first;
         while (it != last && !((front[*it >> 6] >> (*it & 63)) & 1)) ++it;
@@ -373,121 +348,12 @@ class HybridBfs {
         next_.set_atomic(v);
         found.fetch_add(1, std::memory_order_relaxed);
         return uint64_t(it - first + 1);
-      });
+      }, level_io_);
       awake += found.load();
       new_examined += level_io_.edges_storage;
     }
     examined = new_examined;
     return awake;
-  }
-
-  // Reads the tails of the vertices marked in tails_ (then clears the marks): each thread claims chunks of
-  // vertices, home part first, and streams their tails through its own reader; visit(v, first, last) gets
-  // the entries of v's tail held by one buffer (a tail longer than a request comes in several pieces, in
-  // order) and returns the entries it examined.
-  template <class Visit>
-  void read_tails(Visit&& visit) {
-    const int k = parts_.parts();
-    std::vector<uint64_t> chunks(k);
-    for (int p = 0; p < k; ++p) chunks[p] = (word_end(p) - word_begin(p) + kTailChunkWords - 1) / kTailChunkWords;
-    reset_claims();
-    const CsrLayout& L = files_->layout();
-    // Byte range of v's tail in its partition's file.
-    auto tail_bytes = [&](uint64_t v, int p, uint64_t& a, uint64_t& b) {
-      a = (g_.offsets[v] + (off_[v + 1] - off_[v]) - L.part_first[p]) * sizeof(Id);
-      b = (g_.offsets[v + 1] - L.part_first[p]) * sizeof(Id);
-    };
-    FirstError errors;
-    uint64_t scanned = 0, bytes = 0, requests = 0;
-#pragma omp parallel reduction(+ : scanned, bytes, requests)
-    {
-      UringReader& reader = *readers_[omp_get_thread_num()];
-      const uint64_t bytes0 = reader.bytes_read(), requests0 = reader.requests();
-      const int home = parts_.home_part(omp_get_thread_num(), omp_get_num_threads());
-      int turn = 0, p = home;
-      uint64_t v = 0, v_end = 0, resume = 0;  // next vertex to consider, end of the claimed chunk
-      auto claim = [&] {
-        for (; turn < k; ++turn) {
-          p = (home + turn) % k;
-          const uint64_t c = claim_[p].fetch_add(1, std::memory_order_relaxed);
-          if (c < chunks[p]) {
-            v = (word_begin(p) + c * kTailChunkWords) * 64;
-            v_end = std::min({parts_.end(p), active_, (word_begin(p) + (c + 1) * kTailChunkWords) * 64});
-            return true;
-          }
-        }
-        return false;
-      };
-      auto next_marked = [&](uint64_t from) {
-        const uint64_t* words = tails_.words();
-        for (uint64_t x = from; x < v_end;) {
-          const uint64_t bits = words[x >> 6] >> (x & 63);
-          if (bits) return std::min(v_end, x + __builtin_ctzll(bits));
-          x = (x | 63) + 1;
-        }
-        return v_end;
-      };
-      errors.run([&] {
-        reader.run(
-            [&](ReadRequest& r) {
-              for (;;) {
-                if (v >= v_end && !claim()) return false;
-                const uint64_t first = next_marked(v);
-                if (first == v_end) {
-                  v = v_end;
-                  continue;
-                }
-                uint64_t a, b;
-                tail_bytes(first, p, a, b);
-                if (resume) a = resume;
-                const uint64_t lo = align_down(a), max = io_.request_bytes;
-                uint64_t hi = align_up(b);
-                r.file = uint32_t(p);
-                r.offset = lo;
-                r.tag[0] = first;
-                if (hi - lo > max) {  // a long tail: this piece, and the next request resumes after it
-                  resume = lo + max;
-                  v = first;
-                  r.length = uint32_t(max);
-                  r.tag[1] = first + 1;
-                  return true;
-                }
-                resume = 0;
-                uint64_t last = first;
-                for (uint64_t w = next_marked(first + 1); w < v_end; w = next_marked(w + 1)) {
-                  uint64_t aw, bw;
-                  tail_bytes(w, p, aw, bw);
-                  if (align_down(aw) > hi + io_.merge_gap || align_up(bw) - lo > max) break;
-                  hi = std::max(hi, align_up(bw));
-                  last = w;
-                }
-                v = last + 1;
-                r.length = uint32_t(hi - lo);
-                r.tag[1] = last + 1;
-                return true;
-              }
-            },
-            [&](const ReadRequest& r, const char* data) {
-              for (uint64_t x = r.tag[0]; x < r.tag[1]; ++x) {
-                if (!tails_.test(x)) continue;
-                uint64_t a, b;
-                tail_bytes(x, int(r.file), a, b);
-                a = std::max(a, r.offset);
-                b = std::min(b, r.offset + r.length);
-                if (a >= b) continue;
-                const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
-                scanned += visit(Id(x), first, first + (b - a) / sizeof(Id));
-              }
-            });
-      });
-      bytes += reader.bytes_read() - bytes0;
-      requests += reader.requests() - requests0;
-    }
-    tails_.clear_words(0, tails_.word_count());
-    errors.rethrow();
-    level_io_.edges_storage += scanned;
-    level_io_.bytes_read += bytes;
-    level_io_.requests += requests;
   }
 
   // Parts own whole words; only the last non-empty part may end mid-word (at n), and parts after it are empty.
@@ -535,12 +401,8 @@ class HybridBfs {
   std::vector<uint64_t> cur_size_;
   std::vector<std::atomic<uint64_t>> next_size_, claim_;
   uint64_t active_ = 0;  // vertices [0, active_) have edges
-  // Out-of-core only.
-  const CsrFiles* files_ = nullptr;
-  IoOptions io_;
-  bool has_tails_ = false;
-  Bitmap tails_;  // vertices whose tail this level must read
-  std::vector<std::unique_ptr<UringReader>> readers_;  // one per thread
+  bool has_tails_ = false;                  // out-of-core or DAX with lists beyond the DRAM prefixes
+  std::unique_ptr<TailReads<Id>> reads_;    // out-of-core
   // DAX only: each partition's mapped file, and its first entry's index.
   std::vector<const Id*> mapped_;
   std::vector<uint64_t> mapped_first_;

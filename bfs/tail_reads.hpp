@@ -1,0 +1,190 @@
+// Out-of-core tail reads for the hybrid BFS: a step marks the vertices whose answer may lie beyond their
+// cached prefix, then read() streams those tails from the on-disk CSR -- in file order, neighbouring lists
+// merged into one request (a small gap is read rather than paid for with another request), each thread on
+// its own io_uring with `depth` reads in flight, every buffer scanned as it completes.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "bfs/bitmap.hpp"
+#include "engine/block_offsets.hpp"
+#include "engine/csr.hpp"
+#include "engine/topology.hpp"
+#include "generators/edge_stream.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/error.hpp"
+#include "storage/uring_reader.hpp"
+
+namespace strata {
+
+// How tails are read: requests of up to request_bytes (lists that are close merged into one; a gap of at
+// most merge_gap bytes is read rather than paid for with another request), depth in flight per thread.
+struct IoOptions {
+  unsigned depth = 64;
+  uint32_t request_bytes = 128 << 10;
+  uint64_t merge_gap = 16 << 10;
+};
+
+struct LevelIo {
+  uint64_t edges_storage = 0;  // entries scanned from storage (out-of-core: read buffers; DAX: the mapping)
+  uint64_t bytes_read = 0;
+  uint64_t requests = 0;
+};
+
+template <class Id>
+class TailReads {
+ public:
+  // g: offsets of the whole lists; cached: offsets of the DRAM prefixes; parts: the files' partitions;
+  // vertices from `active` on have no edges.
+  TailReads(const Csr<Id>& g, const BlockOffsets& cached, const CsrFiles& files, const IoOptions& opt,
+            const Partitioning& parts, uint64_t active)
+      : g_(g), cached_(cached), files_(files), opt_(opt), parts_(parts), active_(active), marks_(g.n),
+        claim_(parts.parts()) {
+    if (files.layout().bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
+    for (int t = 0; t < omp_get_max_threads(); ++t)
+      readers_.push_back(std::make_unique<UringReader>(files.adj_files(), opt.depth, opt.request_bytes));
+  }
+
+  void mark(uint64_t v) { marks_.set_atomic(v); }
+  uint64_t* mark_words() { return marks_.words(); }  // for steps that own whole words
+  void clear() { marks_.clear_words(0, marks_.word_count()); }
+
+  uint64_t buffer_bytes() const {
+    uint64_t sum = 0;
+    for (const auto& r : readers_) sum += r->buffer_bytes();
+    return sum;
+  }
+  bool registered_buffers() const { return !readers_.empty() && readers_[0]->registered_buffers(); }
+
+  // Reads the tails of the marked vertices (then clears the marks): each thread claims chunks of vertices,
+  // home part first, and streams their tails through its own reader; visit(v, first, last) gets the entries
+  // of v's tail held by one buffer (a tail longer than a request comes in pieces, in any order) and returns
+  // the entries it examined. Adds what it scanned and read to io.
+  template <class Visit>
+  void read(Visit&& visit, LevelIo& io) {
+    const int k = parts_.parts();
+    std::vector<uint64_t> chunks(k);
+    for (int p = 0; p < k; ++p) chunks[p] = (word_end(p) - word_begin(p) + kChunkWords - 1) / kChunkWords;
+    for (auto& c : claim_) c.store(0, std::memory_order_relaxed);
+    const CsrLayout& L = files_.layout();
+    // Byte range of v's tail in its partition's file.
+    auto tail_bytes = [&](uint64_t v, int p, uint64_t& a, uint64_t& b) {
+      a = (g_.offsets[v] + (cached_[v + 1] - cached_[v]) - L.part_first[p]) * sizeof(Id);
+      b = (g_.offsets[v + 1] - L.part_first[p]) * sizeof(Id);
+    };
+    FirstError errors;
+    uint64_t scanned = 0, bytes = 0, requests = 0;
+#pragma omp parallel reduction(+ : scanned, bytes, requests)
+    {
+      UringReader& reader = *readers_[omp_get_thread_num()];
+      const uint64_t bytes0 = reader.bytes_read(), requests0 = reader.requests();
+      const int home = parts_.home_part(omp_get_thread_num(), omp_get_num_threads());
+      int turn = 0, p = home;
+      uint64_t v = 0, v_end = 0, resume = 0;  // next vertex to consider, end of the claimed chunk
+      auto claim = [&] {
+        for (; turn < k; ++turn) {
+          p = (home + turn) % k;
+          const uint64_t c = claim_[p].fetch_add(1, std::memory_order_relaxed);
+          if (c < chunks[p]) {
+            v = (word_begin(p) + c * kChunkWords) * 64;
+            v_end = std::min({parts_.end(p), active_, (word_begin(p) + (c + 1) * kChunkWords) * 64});
+            return true;
+          }
+        }
+        return false;
+      };
+      auto next_marked = [&](uint64_t from) {
+        const uint64_t* words = marks_.words();
+        for (uint64_t x = from; x < v_end;) {
+          const uint64_t bits = words[x >> 6] >> (x & 63);
+          if (bits) return std::min(v_end, x + __builtin_ctzll(bits));
+          x = (x | 63) + 1;
+        }
+        return v_end;
+      };
+      errors.run([&] {
+        reader.run(
+            [&](ReadRequest& r) {
+              for (;;) {
+                if (v >= v_end && !claim()) return false;
+                const uint64_t first = next_marked(v);
+                if (first == v_end) {
+                  v = v_end;
+                  continue;
+                }
+                uint64_t a, b;
+                tail_bytes(first, p, a, b);
+                if (resume) a = resume;
+                const uint64_t lo = align_down(a), max = opt_.request_bytes;
+                uint64_t hi = align_up(b);
+                r.file = uint32_t(p);
+                r.offset = lo;
+                r.tag[0] = first;
+                if (hi - lo > max) {  // a long tail: this piece, and the next request resumes after it
+                  resume = lo + max;
+                  v = first;
+                  r.length = uint32_t(max);
+                  r.tag[1] = first + 1;
+                  return true;
+                }
+                resume = 0;
+                uint64_t last = first;
+                for (uint64_t w = next_marked(first + 1); w < v_end; w = next_marked(w + 1)) {
+                  uint64_t aw, bw;
+                  tail_bytes(w, p, aw, bw);
+                  if (align_down(aw) > hi + opt_.merge_gap || align_up(bw) - lo > max) break;
+                  hi = std::max(hi, align_up(bw));
+                  last = w;
+                }
+                v = last + 1;
+                r.length = uint32_t(hi - lo);
+                r.tag[1] = last + 1;
+                return true;
+              }
+            },
+            [&](const ReadRequest& r, const char* data) {
+              for (uint64_t x = r.tag[0]; x < r.tag[1]; ++x) {
+                if (!marks_.test(x)) continue;
+                uint64_t a, b;
+                tail_bytes(x, int(r.file), a, b);
+                a = std::max(a, r.offset);
+                b = std::min(b, r.offset + r.length);
+                if (a >= b) continue;
+                const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
+                scanned += visit(Id(x), first, first + (b - a) / sizeof(Id));
+              }
+            });
+      });
+      bytes += reader.bytes_read() - bytes0;
+      requests += reader.requests() - requests0;
+    }
+    clear();
+    errors.rethrow();
+    io.edges_storage += scanned;
+    io.bytes_read += bytes;
+    io.requests += requests;
+  }
+
+
+ private:
+  static constexpr uint64_t kChunkWords = 64;  // bitmap words (4096 vertices) per work item
+
+  uint64_t word_begin(int p) const { return (parts_.begin(p) + 63) / 64; }
+  uint64_t word_end(int p) const { return (parts_.end(p) + 63) / 64; }
+
+  const Csr<Id>& g_;
+  const BlockOffsets& cached_;
+  const CsrFiles& files_;
+  IoOptions opt_;
+  const Partitioning& parts_;
+  uint64_t active_;
+  Bitmap marks_;
+  std::vector<std::atomic<uint64_t>> claim_;
+  std::vector<std::unique_ptr<UringReader>> readers_;  // one per thread
+};
+
+}  // namespace strata
