@@ -1,6 +1,8 @@
 #include "storage/direct_file.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,7 +17,7 @@ namespace strata {
 
 namespace {
 
-// Whether an aligned O_DIRECT read works on this file (tmpfs refuses the open, some filesystems the read).
+// Whether an aligned O_DIRECT read works on this file (older tmpfs refuses the open, some filesystems the read).
 bool direct_read_works(const File& f) {
   if (f.size() < kDirectAlign) return true;
   void* buf = std::aligned_alloc(kDirectAlign, kDirectAlign);
@@ -34,9 +36,22 @@ void warn_buffered(const std::string& path) {
                  path.c_str());
 }
 
+void warn_tmpfs(const std::string& path) {
+  struct statfs fs;
+  if (::statfs(path.c_str(), &fs) != 0 || fs.f_type != TMPFS_MAGIC) return;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::fprintf(stderr,
+                 "strata: warning: %s is on tmpfs: the file itself lives in DRAM, so reads measure no storage and "
+                 "DRAM use exceeds --dram-budget by the file's size\n",
+                 path.c_str());
+}
+
 }  // namespace
 
-DirectFile open_direct(const std::string& path) {
+DirectFile open_direct(const std::string& path, bool allow_direct) {
+  warn_tmpfs(path);
+  if (!allow_direct) return {File(path, O_RDONLY), false};
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
   if (fd >= 0) {
     ::close(fd);

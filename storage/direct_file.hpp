@@ -16,8 +16,10 @@ struct DirectFile {
   bool direct = false;
 };
 
-// Opens path read-only, O_DIRECT where the filesystem supports it (checked with one aligned read).
-DirectFile open_direct(const std::string& path);
+// Opens path read-only, O_DIRECT where the filesystem supports it (checked with one aligned read); on
+// tmpfs, where O_DIRECT is accepted but the file itself lives in DRAM, warns once. allow_direct = false
+// opens buffered (the fallback path, for tests).
+DirectFile open_direct(const std::string& path, bool allow_direct = true);
 
 inline uint64_t align_down(uint64_t x) { return x & ~(kDirectAlign - 1); }
 inline uint64_t align_up(uint64_t x) { return (x + kDirectAlign - 1) & ~(kDirectAlign - 1); }

@@ -164,6 +164,17 @@ PY
 "$strata" run --graph "$tmp/o12" --roots 2 --placement dax --on-mem-edges 4 >"$tmp/dax2.txt" 2>"$tmp/dax2.err"
 expect "dax off pmem warns and still runs" bash -c "grep -qx 'is_pmem: false' '$tmp/dax2.txt' && grep -q 'is not on persistent memory' '$tmp/dax2.err'"
 
+# A graph directory on tmpfs: out-of-core still answers, with a warning that its files live in DRAM.
+if [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]]; then
+  shm=$(mktemp -d /dev/shm/strata-test-XXXXXX)
+  "$strata" generate --scale 10 --out "$shm/g" 2>/dev/null
+  "$strata" run --graph "$shm/g" --roots 2 --placement out-of-core --dram-budget 40M --on-mem-edges 1 >/dev/null 2>"$tmp/shm.err"
+  expect "tmpfs: runs and warns" bash -c "grep -q 'is on tmpfs: the file itself lives in DRAM' '$tmp/shm.err'"
+  rm -rf "$shm"
+else
+  echo "skip: /dev/shm is not tmpfs (tmpfs warning not checked)"
+fi
+
 # Expanded memory: node ids are checked; the JSON says where each structure lives.
 expect_error "missing NUMA node" "NUMA node 999 does not exist" "$strata" run --scale 10 --mem-nodes 999
 expect_error "malformed node list" "malformed --mem-nodes" "$strata" run --scale 10 --mem-nodes 2-1

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -45,6 +46,14 @@ struct Fixture {
     const std::string path = CsrFiles::path_for(dir.path(), parts);
     build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), memory);
     return CsrFiles::open(path, dir.header_hash(), spec.scale);
+  }
+};
+
+class FaultsOff {
+ public:
+  ~FaultsOff() {
+    io_faults().short_every = 0;
+    io_faults().error_at = 0;
   }
 };
 
@@ -165,13 +174,6 @@ TEST(OutOfCore, BudgetPicksTheLargestCacheThatFits) {
   EXPECT_FALSE(k_for_budget(g, 16, 8, k));  // the hubs alone do not fit
 }
 
-class FaultsOff {
- public:
-  ~FaultsOff() {
-    io_faults().short_every = 0;
-    io_faults().error_at = 0;
-  }
-};
 
 TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   Fixture f(13, 2);
@@ -208,6 +210,42 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   io_faults().error_at = 0;
   bfs.search(internal_ids(g, {root})[0], faulty.data());
   EXPECT_EQ(depths(faulty, root), depths(clean, root));
+}
+
+// The reader alone, on random requests, O_DIRECT and buffered (the fallback), with short reads planted:
+// every buffer handed out holds exactly the file's bytes.
+TEST(UringReader, RandomRequestsReturnTheFileBytesDirectAndBuffered) {
+  TempDir tmp;
+  const uint64_t size = uint64_t(3) << 20;
+  std::vector<char> want(size);
+  for (uint64_t i = 0; i < size; ++i) want[i] = char(i * 2654435761u >> 13);
+  {
+    File f(tmp / "data", O_WRONLY | O_CREAT | O_TRUNC);
+    f.write_all(want.data(), size);
+  }
+  FaultsOff restore;
+  for (bool direct : {true, false})
+    for (uint64_t short_every : {0, 3}) {
+      io_faults().short_every = short_every;
+      DirectFile file = open_direct(tmp / "data", direct);
+      EXPECT_EQ(file.direct, direct);  // this filesystem supports O_DIRECT
+      UringReader reader({&file}, 8, 64 << 10);
+      uint64_t seed = 7, issued = 0, checked = 0;
+      reader.run(
+          [&](ReadRequest& r) {
+            if (issued++ == 500) return false;
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            r.length = uint32_t(4096 * (1 + (seed >> 33) % 16));
+            r.offset = 4096 * ((seed >> 13) % ((size - r.length) / 4096));
+            return true;
+          },
+          [&](const ReadRequest& r, const char* data) {
+            ASSERT_EQ(std::memcmp(data, want.data() + r.offset, r.length), 0) << "offset " << r.offset;
+            ++checked;
+          });
+      EXPECT_EQ(checked, 500u);
+      EXPECT_EQ(reader.requests(), 500u);
+    }
 }
 
 TEST(CsrFiles, DamagedForeignAndUnfinishedCsrsAreRefused) {
