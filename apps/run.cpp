@@ -179,6 +179,9 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
     if (need > room && cfg.dram_budget > 0)
       throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of I/O buffers, more than --dram-budget {}",
                               k, human_bytes(double(need)), human_bytes(double(io_bytes)), human_bytes(double(budget))));
+    if (need + io_bytes + state > available)
+      throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of O(N) state; {} available", k,
+                              human_bytes(double(need)), human_bytes(double(state)), human_bytes(double(available))));
   } else if (dax && cfg.dram_budget == 0) {
     k = 0;  // DAX reads every list in place unless given DRAM for a cache
   } else if (!k_for_budget(g, room, cfg.hub_degree, k)) {

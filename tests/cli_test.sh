@@ -139,7 +139,10 @@ truncate -s 4096 "$tmp/o12/csr-p1/adj.0.bin"
 expect_error "truncated adjacency" "adj.0.bin has 4096 bytes, expected" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 40M
 rm "$tmp/o12/csr-p1/adj.0.bin"
 expect_error "missing adjacency" "cannot open $tmp/o12/csr-p1/adj.0.bin" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 40M
-rm -rf "$tmp/o12/csr-p1" && mkdir "$tmp/o12/csr-p1.tmp-999999999"
+rm -rf "$tmp/o12/csr-p1"
+expect_error "a CSR build that cannot write" "cannot write $tmp/o12/csr-p1.tmp-" bash -c "ulimit -f 100; exec '$strata' run --graph '$tmp/o12' --roots 1 --placement out-of-core --dram-budget 40M"
+expect "nothing half-built is left" bash -c "! ls -d '$tmp/o12/csr-p1'* 2>/dev/null | grep -q ."
+mkdir "$tmp/o12/csr-p1.tmp-999999999"
 "$strata" run --graph "$tmp/o12" --roots 1 --placement out-of-core --dram-budget 40M >/dev/null 2>"$tmp/crash.err"
 expect "an interrupted build is redone" bash -c "grep -q 'removed 1 unfinished CSR build' '$tmp/crash.err' && test -f '$tmp/o12/csr-p1/csr.hdr' && ! test -e '$tmp/o12/csr-p1.tmp-999999999'"
 "$strata" run --graph "$tmp/o12" --roots 3 --placement out-of-core --numa-nodes 3 --dram-budget 40M --on-mem-edges 1 --json "$tmp/oc3.json" >/dev/null
