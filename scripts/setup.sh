@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config libnuma-dev liburing-dev libpmem-dev libxxhash-dev
-          libboost-graph-dev libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev gnuplot-nox python3)
+          libboost-graph-dev libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev gnuplot-nox python3
+          xfsprogs)  # xfsprogs: bench/out_of_core.sh formats its loop device
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
