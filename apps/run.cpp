@@ -5,6 +5,7 @@
 // on-disk CSR in the graph directory and loads its O(N) part and the edge cache -- and hands a ready
 // search to the one stage that picks roots, searches, validates and reports.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -236,6 +237,15 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
                     {"csr_build_passes", reused ? nlohmann::json(nullptr) : nlohmann::json(build.passes)},
                     {"cache_load_time", loaded - built},
                     {"csr_bytes", g.bytes() + prep.cache.entries_bytes() + prep.cache.offsets.bytes()}};
+  std::vector<int> cpu_nodes;
+  for (int n : prep.partitioning.node)
+    if (std::find(cpu_nodes.begin(), cpu_nodes.end(), n) == cpu_nodes.end()) cpu_nodes.push_back(n);
+  const std::string local = fmt::format("DRAM, partitioned over CPU nodes {}", fmt::join(cpu_nodes, ","));
+  prep.placement["memory_placement"] = {
+      {"adjacency", dax ? fmt::format("mapped in place from {} ({})", path, is_pmem ? "pmem" : "page cache")
+                        : fmt::format("on storage in {}, read with io_uring", path)},
+      {"edge_cache", local}, {"offsets", local}, {"labels", local}, {"duplicates", local},
+      {"parents", local},    {"frontiers", local}};
   if (dax) {
     prep.placement["is_pmem"] = is_pmem;
     prep.placement["mapped_bytes"] = [&] {

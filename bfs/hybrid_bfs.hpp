@@ -74,10 +74,17 @@ class HybridBfs {
 
   // DAX: the cache's prefixes in DRAM, the tails read in place from the mapped partition files (mapped[p] is
   // partition p's first entry); nothing is copied and nothing written.
+  // Without a cache and with one partition the mapping is one array of whole lists: the in-core kernel runs
+  // on it directly (no prefix/tail split per vertex).
   HybridBfs(const Csr<Id>& g, const EdgeCache<Id>& cache, std::vector<const Id*> mapped, const CsrLayout& layout,
             const Partitioning& parts, const BfsOptions& options)
-      : HybridBfs(g, cache.adj.data(), cache.offsets, parts, options) {
+      : HybridBfs(g, whole_mapping(cache, layout) ? mapped[0] : cache.adj.data(),
+                  whole_mapping(cache, layout) ? g.offsets : cache.offsets, parts, options) {
     if (layout.bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
+    if (whole_mapping(cache, layout)) {
+      all_in_place_ = true;
+      return;
+    }
     mapped_ = std::move(mapped);
     mapped_first_ = layout.part_first;
     has_tails_ = cache.adj.size() < g.directed_edges();
@@ -88,6 +95,10 @@ class HybridBfs {
   bool registered_buffers() const { return reads_ && reads_->registered_buffers(); }
 
  private:
+  static bool whole_mapping(const EdgeCache<Id>& cache, const CsrLayout& layout) {
+    return cache.adj.size() == 0 && layout.parts() == 1;
+  }
+
   HybridBfs(const Csr<Id>& g, const Id* dram_adj, const BlockOffsets& dram_offsets, const Partitioning& parts,
             const BfsOptions& options)
       : g_(g), adj_(dram_adj), off_(dram_offsets), parts_(parts), opt_(options), parent_(g.n), front_(g.n), next_(g.n) {
@@ -173,6 +184,7 @@ class HybridBfs {
   static constexpr size_t kLocalQueue = 512;    // discovered vertices buffered per thread before publishing
 
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, double t0) {
+    if (all_in_place_) level_io_.edges_storage = examined;
     s.edges_examined += examined;
     s.io.edges_storage += level_io_.edges_storage;
     s.io.bytes_read += level_io_.bytes_read;
@@ -403,6 +415,7 @@ class HybridBfs {
   uint64_t active_ = 0;  // vertices [0, active_) have edges
   bool has_tails_ = false;                  // out-of-core or DAX with lists beyond the DRAM prefixes
   std::unique_ptr<TailReads<Id>> reads_;    // out-of-core
+  bool all_in_place_ = false;               // DAX without a cache: every list read from the mapping
   // DAX only: each partition's mapped file, and its first entry's index.
   std::vector<const Id*> mapped_;
   std::vector<uint64_t> mapped_first_;

@@ -23,6 +23,13 @@ PmemMapping PmemMapping::open_read(const std::string& path) {
   m.bytes_ = len;
   m.is_pmem_ = is_pmem != 0;
   if (::mprotect(m.addr_, len, PROT_READ) != 0) throw Error(errno_message("cannot make the mapping of " + path + " read-only", errno));
+  // Off pmem the mapping is page cache in 4 KiB pages; ask for huge pages (read-only file THP), which spares
+  // the search TLB misses. Hints only: refused where the kernel or filesystem cannot.
+  ::madvise(m.addr_, len, MADV_HUGEPAGE);
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+  if (!m.is_pmem_) ::madvise(m.addr_, len, MADV_COLLAPSE);
   return m;
 }
 
