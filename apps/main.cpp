@@ -189,12 +189,12 @@ int main_checked(int argc, char** argv) {
   run->add_option("--placement", placement, "where the adjacency lives: in-core, out-of-core or dax (the last two need --graph)")
       ->capture_default_str();
   run->add_option("--dram-budget", dram_budget,
-                  "out-of-core: DRAM for the edge cache and I/O buffers, e.g. 512M, 4G (default: half of what is free)");
+                  "out-of-core, dax: DRAM for the edge cache and I/O buffers, e.g. 512M, 4G (default out-of-core: half of what is free; dax: no cache)");
   auto* on_mem = run->add_option("--on-mem-edges", cfg.on_mem_edges,
-                                 "out-of-core: keep the first K entries of every list in DRAM (default: the largest K "
+                                 "out-of-core, dax: keep the first K entries of every list in DRAM (default: the largest K "
                                  "the budget holds)")
                      ->check(CLI::NonNegativeNumber);
-  run->add_option("--hub-degree", cfg.hub_degree, "out-of-core: lists at least this long stay whole in DRAM (default: none)")
+  run->add_option("--hub-degree", cfg.hub_degree, "out-of-core, dax: lists at least this long stay whole in DRAM (default: none)")
       ->check(CLI::PositiveNumber);
   run->add_option("--io-depth", cfg.io.depth, "out-of-core: reads in flight per thread")
       ->capture_default_str()->check(CLI::Range(1, 4096));

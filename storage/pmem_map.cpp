@@ -1,5 +1,6 @@
 #include "storage/pmem_map.hpp"
 
+#include <fcntl.h>
 #include <libpmem.h>
 #include <sys/mman.h>
 
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "storage/error.hpp"
+#include "storage/file.hpp"
 
 namespace strata {
 
@@ -22,14 +24,34 @@ PmemMapping PmemMapping::open_read(const std::string& path) {
   if (!m.addr_) throw Error(fmt::format("cannot map {} with libpmem: {}", path, pmem_errormsg()));
   m.bytes_ = len;
   m.is_pmem_ = is_pmem != 0;
-  if (::mprotect(m.addr_, len, PROT_READ) != 0) throw Error(errno_message("cannot make the mapping of " + path + " read-only", errno));
-  // Off pmem the mapping is page cache in 4 KiB pages; ask for huge pages (read-only file THP), which spares
-  // the search TLB misses. Hints only: refused where the kernel or filesystem cannot.
-  ::madvise(m.addr_, len, MADV_HUGEPAGE);
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
-  if (!m.is_pmem_) ::madvise(m.addr_, len, MADV_COLLAPSE);
+  if (m.is_pmem_) {  // the media itself: keep libpmem's mapping, made read-only
+    if (::mprotect(m.addr_, len, PROT_READ) != 0)
+      throw Error(errno_message("cannot make the mapping of " + path + " read-only", errno));
+    return m;
+  }
+  // Not pmem: libpmem's mapping is a writable shared mapping of page cache, which the kernel maps with 4 KiB
+  // pages only. A read-only mapping at a 2 MiB-aligned address can use the page cache's huge folios (PMD
+  // mappings), sparing the search most TLB misses; it reads the same bytes.
+  pmem_unmap(m.addr_, len);
+  m.addr_ = nullptr;
+  m.own_mapping_ = true;
+  const File f(path, O_RDONLY);
+  constexpr size_t kHuge = size_t(2) << 20;
+  void* reserve = ::mmap(nullptr, len + kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserve == MAP_FAILED) throw Error(errno_message("cannot map " + path, errno));
+  const uintptr_t start = (reinterpret_cast<uintptr_t>(reserve) + kHuge - 1) & ~(kHuge - 1);
+  // Trim the reservation to [start, start + len), then map the file over it.
+  const size_t head = start - reinterpret_cast<uintptr_t>(reserve);
+  if (head) ::munmap(reserve, head);
+  ::munmap(reinterpret_cast<char*>(start) + len, kHuge - head);
+  void* p = ::mmap(reinterpret_cast<void*>(start), len, PROT_READ, MAP_SHARED | MAP_FIXED, f.fd(), 0);
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    ::munmap(reinterpret_cast<void*>(start), len);
+    throw Error(errno_message("cannot map " + path, err));
+  }
+  m.addr_ = p;
+  ::madvise(p, len, MADV_HUGEPAGE);
   return m;
 }
 
@@ -47,7 +69,8 @@ PmemMapping PmemMapping::create(const std::string& path, uint64_t bytes) {
 }
 
 PmemMapping::PmemMapping(PmemMapping&& o) noexcept
-    : addr_(std::exchange(o.addr_, nullptr)), bytes_(o.bytes_), is_pmem_(o.is_pmem_), path_(std::move(o.path_)) {}
+    : addr_(std::exchange(o.addr_, nullptr)), bytes_(o.bytes_), is_pmem_(o.is_pmem_), own_mapping_(o.own_mapping_),
+      path_(std::move(o.path_)) {}
 
 PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
   if (this != &o) {
@@ -55,6 +78,7 @@ PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
     addr_ = std::exchange(o.addr_, nullptr);
     bytes_ = o.bytes_;
     is_pmem_ = o.is_pmem_;
+    own_mapping_ = o.own_mapping_;
     path_ = std::move(o.path_);
   }
   return *this;
@@ -63,7 +87,10 @@ PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
 PmemMapping::~PmemMapping() { unmap(); }
 
 void PmemMapping::unmap() {
-  if (addr_) pmem_unmap(addr_, bytes_);
+  if (addr_) {
+    if (own_mapping_) ::munmap(addr_, bytes_);
+    else pmem_unmap(addr_, bytes_);
+  }
   addr_ = nullptr;
 }
 

@@ -11,6 +11,7 @@ class PmemMapping {
  public:
   PmemMapping() = default;
   // Maps an existing file whole, read-only (writes to it fault): the search reads in place, never writes.
+  // On pmem this is libpmem's mapping; elsewhere (is_pmem false) a read-only mapping that can use huge pages.
   static PmemMapping open_read(const std::string& path);
   // Creates (or replaces) a file of `bytes` and maps it for writing.
   static PmemMapping create(const std::string& path, uint64_t bytes);
@@ -32,6 +33,7 @@ class PmemMapping {
   void* addr_ = nullptr;
   uint64_t bytes_ = 0;
   bool is_pmem_ = false;
+  bool own_mapping_ = false;  // mapped with mmap (not pmem), unmapped with munmap
   std::string path_;
 };
 
