@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "storage/error.hpp"
+#include "storage/header.hpp"
 
 namespace strata {
 
@@ -65,12 +66,7 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
   c.path_ = path;
   const std::string hdr_path = path + "/" + kHeader;
   File hdr(hdr_path, O_RDONLY);
-  DiskHeader h;
-  if (hdr.size() < sizeof h) throw Error(hdr_path + " is truncated (not a complete Strata CSR header)");
-  hdr.pread_all(&h, sizeof h, 0);
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) throw Error(hdr_path + " has a bad magic: not a Strata CSR");
-  if (h.version != kVersion)
-    throw Error(fmt::format("{} has format version {}; this build reads version {}", hdr_path, h.version, kVersion));
+  const DiskHeader h = read_header<DiskHeader>(hdr, kMagic, kVersion, "Strata CSR");
   if ((h.id_bytes != 4 && h.id_bytes != 8) || h.parts == 0 || h.parts > 4096 || h.hash_block != kCsrHashBlock ||
       h.n > (uint64_t(1) << 40))
     throw Error(hdr_path + " is corrupted (impossible layout fields)");

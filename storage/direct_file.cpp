@@ -27,24 +27,23 @@ bool direct_read_works(const File& f) {
   return n >= 0 || errno != EINVAL;
 }
 
+// One warning line per process and kind.
+void warn_once(std::atomic<bool>& warned, const std::string& message) {
+  if (!warned.exchange(true)) std::fprintf(stderr, "strata: warning: %s\n", message.c_str());
+}
+
 void warn_buffered(const std::string& path) {
   static std::atomic<bool> warned{false};
-  if (!warned.exchange(true))
-    std::fprintf(stderr,
-                 "strata: warning: %s: the filesystem does not support O_DIRECT; reading through the page cache "
-                 "(DRAM use is then not bounded by --dram-budget)\n",
-                 path.c_str());
+  warn_once(warned, path + ": the filesystem does not support O_DIRECT; reading through the page cache (DRAM use "
+                           "is then not bounded by --dram-budget)");
 }
 
 void warn_tmpfs(const std::string& path) {
   struct statfs fs;
   if (::statfs(path.c_str(), &fs) != 0 || fs.f_type != TMPFS_MAGIC) return;
   static std::atomic<bool> warned{false};
-  if (!warned.exchange(true))
-    std::fprintf(stderr,
-                 "strata: warning: %s is on tmpfs: the file itself lives in DRAM, so reads measure no storage and "
-                 "DRAM use exceeds --dram-budget by the file's size\n",
-                 path.c_str());
+  warn_once(warned, path + " is on tmpfs: the file itself lives in DRAM, so reads measure no storage and DRAM use "
+                           "exceeds --dram-budget by the file's size");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "storage/atomic_dir.hpp"
 #include "storage/error.hpp"
 #include "storage/file.hpp"
+#include "storage/header.hpp"
 
 namespace strata {
 
@@ -68,13 +69,7 @@ GraphDir GraphDir::open(const std::string& path) {
   const std::string hdr_path = path + "/" + kHeaderFile;
   if (!path_exists(path)) throw Error("graph directory " + path + " does not exist");
   File hdr(hdr_path, O_RDONLY);
-  DiskHeader h;
-  if (hdr.size() < sizeof h) throw Error(hdr_path + " is truncated (not a complete Strata graph header)");
-  hdr.pread_all(&h, sizeof h, 0);
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) throw Error(hdr_path + " has a bad magic: not a Strata graph directory");
-  if (h.version != kVersion)
-    throw Error(hdr_path + " has format version " + std::to_string(h.version) + "; this build reads version " +
-                std::to_string(kVersion));
+  const DiskHeader h = read_header<DiskHeader>(hdr, kMagic, kVersion, "Strata graph directory");
   if (h.block_edges_log2 != kBlockEdgesLog2 || (h.id_bytes != 4 && h.id_bytes != 8) || h.block_count > (uint64_t(1) << 40))
     throw Error(hdr_path + " is corrupted (impossible layout fields)");
   if (hdr.size() != sizeof h + h.block_count * sizeof(uint64_t))
