@@ -76,19 +76,27 @@ uint64_t parse_bytes(const std::string& text, const std::string& what) {
   return uint64_t(x * double(mult));
 }
 
-// "2", "2,3", "1-3,5": NUMA node ids.
-std::vector<int> parse_node_list(const std::string& text) {
-  std::vector<int> nodes;
+// "a,b,c" -> {"a", "b", "c"}; "" -> {}.
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find(',', at);
     if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(at, end - at);
+    items.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return items;
+}
+
+// "2", "2,3", "1-3,5": NUMA node ids.
+std::vector<int> parse_node_list(const std::string& text) {
+  std::vector<int> nodes;
+  for (const std::string& item : split_commas(text)) {
     const size_t dash = item.find('-');
     const uint64_t lo = parse_u64(item.substr(0, dash), "--mem-nodes");
     const uint64_t hi = dash == std::string::npos ? lo : parse_u64(item.substr(dash + 1), "--mem-nodes");
     if (hi < lo || hi > 4095) throw Error("malformed --mem-nodes '" + text + "'");
     for (uint64_t n = lo; n <= hi; ++n) nodes.push_back(int(n));
-    at = end + 1;
   }
   return nodes;
 }
@@ -244,24 +252,21 @@ int main_checked(int argc, char** argv) {
   if (*info) return cmd_info(info_dir);
   if (*compare) {
     if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
-    for (size_t at = 0; at <= cmp_placements.size();) {
-      size_t end = cmp_placements.find(',', at);
-      if (end == std::string::npos) end = cmp_placements.size();
-      const std::string name = cmp_placements.substr(at, end - at);
-      if (name == "in-core") cmp.placements.push_back(Placement::kInCore);
-      else if (name == "out-of-core") cmp.placements.push_back(Placement::kOutOfCore);
-      else if (name == "dax") cmp.placements.push_back(Placement::kDax);
-      else throw Error(fmt::format("unknown placement '{}' in --placements: expected in-core, out-of-core, dax", name));
-      at = end + 1;
+    for (const std::string& name : split_commas(cmp_placements)) {
+      const auto p = placement_from_name(name);
+      if (!p) throw Error(fmt::format("unknown placement '{}' in --placements: expected in-core, out-of-core, dax", name));
+      cmp.placements.push_back(*p);
     }
+    if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected in-core, out-of-core, dax");
     if (!cmp_budget.empty()) cmp.run.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
     return run_compare(cmp);
   }
   if (*tune_cmd) {
     if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
-    if (tune_placement == "out-of-core") tune.run.placement = Placement::kOutOfCore;
-    else if (tune_placement == "dax") tune.run.placement = Placement::kDax;
-    else throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", tune_placement));
+    const auto p = placement_from_name(tune_placement);
+    if (!p || *p == Placement::kInCore)
+      throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", tune_placement));
+    tune.run.placement = *p;
     tune.run.dram_budget = parse_bytes(tune_budget, "--dram-budget");
     return run_tune(tune);
   }
@@ -270,10 +275,9 @@ int main_checked(int argc, char** argv) {
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
   on_mem_set = on_mem->count() > 0;
-  if (placement == "in-core") cfg.placement = Placement::kInCore;
-  else if (placement == "out-of-core") cfg.placement = Placement::kOutOfCore;
-  else if (placement == "dax") cfg.placement = Placement::kDax;
-  else throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
+  const auto chosen = placement_from_name(placement);
+  if (!chosen) throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
+  cfg.placement = *chosen;
   if (!on_mem_set) cfg.on_mem_edges = -1;
   if (!dram_budget.empty()) {
     cfg.dram_budget = parse_bytes(dram_budget, "--dram-budget");
@@ -287,14 +291,10 @@ int main_checked(int argc, char** argv) {
       (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   cfg.memory.mem_nodes = parse_node_list(mem_nodes);
-  for (size_t at = 0; at < fault_plan.size();) {
-    size_t end = fault_plan.find(',', at);
-    if (end == std::string::npos) end = fault_plan.size();
-    const std::string item = fault_plan.substr(at, end - at);
+  for (const std::string& item : split_commas(fault_plan)) {
     if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
     else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");
     else throw Error("malformed --debug-io-faults '" + fault_plan + "'");
-    at = end + 1;
   }
   if (numa != "auto") {
     const uint64_t k = parse_u64(numa, "--numa-nodes");

@@ -43,6 +43,12 @@ const char* placement_name(Placement p) {
   return "?";
 }
 
+std::optional<Placement> placement_from_name(const std::string& name) {
+  for (Placement p : {Placement::kInCore, Placement::kOutOfCore, Placement::kDax})
+    if (name == placement_name(p)) return p;
+  return std::nullopt;
+}
+
 namespace {
 
 double now() { return omp_get_wtime(); }
@@ -192,8 +198,7 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
                             human_bytes(double(cache_entries(g, 0, cfg.hub_degree) * sizeof(Id))),
                             human_bytes(double(io_bytes))));
   }
-  prep.partitioning.bounds = files.layout().bounds;
-  for (int p = 0; p < parts; ++p) prep.partitioning.node.push_back(topo.node_ids[p % topo.nodes()]);
+  prep.partitioning = Partitioning::with_bounds(files.layout().bounds, topo);
   bool is_pmem = true;
   if (dax) {
     std::vector<const char*> bases;
@@ -220,8 +225,6 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
   const double build_time = reused ? files.layout().build_seconds : built - t0;
   prep.construction_time = build_time + (loaded - built);
 
-  const std::vector<const DirectFile*> adj_files = files.adj_files();
-  const bool direct = std::all_of(adj_files.begin(), adj_files.end(), [](const DirectFile* f) { return f->direct; });
   const uint64_t max_degree = g.n ? g.degree(0) : 0;
   prep.placement = {{"placement", placement_name(cfg.placement)},
                     {"dram_budget", budget},
@@ -257,7 +260,8 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
     prep.placement["io_buffer_bytes"] = prep.bfs->io_buffer_bytes();
     prep.placement["io_depth"] = cfg.io.depth;
     prep.placement["io_request_bytes"] = cfg.io.request_bytes;
-    prep.placement["direct_io"] = direct;
+    const std::vector<const DirectFile*> adj_files = files.adj_files();
+    prep.placement["direct_io"] = std::all_of(adj_files.begin(), adj_files.end(), [](const DirectFile* f) { return f->direct; });
     prep.placement["registered_buffers"] = prep.bfs->registered_buffers();
   }
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "bfs/hybrid_bfs.hpp"
@@ -13,6 +14,7 @@ namespace strata {
 
 enum class Placement { kInCore, kOutOfCore, kDax };
 const char* placement_name(Placement p);
+std::optional<Placement> placement_from_name(const std::string& name);  // the inverse; nullopt if unknown
 
 struct RunConfig {
   KroneckerSpec spec;

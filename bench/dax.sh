@@ -6,9 +6,8 @@
 # ROOTS (64), THREADS (2), STRATA_FLAGS (extra run flags, e.g. --on-mem-edges 4). CSV on stdout.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-dir=${DIR:-/var/tmp/strata-dax} runs=${RUNS:-3} roots=${ROOTS:-64} threads=${THREADS:-2}
+dir=${DIR:-/var/tmp/strata-dax} roots=${ROOTS:-64}
 mkdir -p "$dir"
-json_get() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
 echo "scale,in_core_TEPS,dax_TEPS,ratio,is_pmem,runs,roots"
 for scale in "${@:-22}"; do
   g=$dir/g$scale

@@ -4,8 +4,6 @@
 # SCALE 24 generate+construct peak RSS <= 9 bytes per input tuple.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-threads=${THREADS:-2}
-runs=${RUNS:-3}
 echo "scale,threads,graph_generation_s,construction_s,peak_rss_bytes,rss_bytes_per_tuple"
 for scale in "${@:-20 22}"; do
   gens=() cons=() rss=()

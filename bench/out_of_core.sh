@@ -13,7 +13,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 [[ $(id -u) == 0 ]] || { echo "needs root (losetup, mount, cgroups, drop_caches)" >&2; exit 1; }
-runs=${RUNS:-3} roots=${ROOTS:-16} threads=${THREADS:-2} slack=$((${SLACK_MB:-96} << 20))
+roots=${ROOTS:-16} slack=$((${SLACK_MB:-96} << 20))
 image=${IMAGE:-/var/tmp/strata-bench.img} mnt=${MNT:-/mnt/strata-bench}
 cg=/sys/fs/cgroup/memory/strata-bench
 scales=("${@:-22}")
@@ -53,7 +53,6 @@ run_capped() {
   bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' _ "$@"
   echo "peak_bytes: $(cat "$cg/memory.max_usage_in_bytes")"
 }
-json_get() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j$2)" "$1"; }
 
 echo "scale,budget,dram_budget_bytes,cap_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,harmonic_mean_TEPS,in_core_TEPS,ratio_to_in_core,peak_rss_bytes,cgroup_peak_bytes,bytes_read_per_search,read_MBps_while_searching,construction_time,runs,roots"
 for scale in "${scales[@]}"; do

@@ -4,8 +4,6 @@
 # <= 9 bytes per input tuple. Extra flags for strata run go in STRATA_FLAGS.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-threads=${THREADS:-2}
-runs=${RUNS:-3}
 echo "scale,threads,harmonic_mean_TEPS_median,runs,peak_rss_bytes,rss_bytes_per_tuple"
 for scale in "${@:-20 22}"; do
   teps=() rss=()

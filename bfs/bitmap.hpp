@@ -28,4 +28,12 @@ class Bitmap {
   NumaArray<uint64_t> words_;
 };
 
+// The first id in [first, last) whose bit is set in words (last if none): bottom-up's parent search, lists
+// being sorted highest degree first so that a hit usually comes early.
+template <class Id>
+inline const Id* first_marked(const uint64_t* words, const Id* first, const Id* last) {
+  while (first != last && !((words[*first >> 6] >> (*first & 63)) & 1)) ++first;
+  return first;
+}
+
 }  // namespace strata

@@ -319,8 +319,7 @@ class HybridBfs {
         for (uint64_t v = w * 64; v < v_end; ++v) {
           const uint64_t end = off_[v + 1];
           if (parent_[v] == kNone) {
-            uint64_t i = begin;  // first neighbour in the frontier: highest degree first, so usually early
-            while (i < end && !((front[adj_[i] >> 6] >> (adj_[i] & 63)) & 1)) ++i;
+            const uint64_t i = uint64_t(first_marked(front, adj_ + begin, adj_ + end) - adj_);
             new_examined += std::min(i + 1, end) - begin;
             if (i < end) {
               parent_[v] = adj_[i];
@@ -331,8 +330,7 @@ class HybridBfs {
             } else if (mapped && end - begin < g_.degree(v)) {  // the tail, in place
               const Id* first = part_lists + (g_.offsets[v] - part_first) + (end - begin);
               const Id* last = part_lists + (g_.offsets[v + 1] - part_first);
-              const Id* it = first;
-              while (it != last && !((front[*it >> 6] >> (*it & 63)) & 1)) ++it;
+              const Id* it = first_marked(front, first, last);
               in_place += uint64_t(std::min(it + 1, last) - first);
               if (it != last) {
                 parent_[v] = *it;
@@ -353,8 +351,7 @@ class HybridBfs {
       std::atomic<uint64_t> found{0};
       reads_->read([&](Id v, const Id* first, const Id* last) {
         if (parent_[v] != kNone) return uint64_t(0);  // found in an earlier piece of a long list
-        const Id* it = first;
-        while (it != last && !((front[*it >> 6] >> (*it & 63)) & 1)) ++it;
+        const Id* it = first_marked(front, first, last);
         if (it == last) return uint64_t(last - first);
         parent_[v] = *it;
         next_.set_atomic(v);

@@ -77,7 +77,13 @@ Partitioning Partitioning::balanced(uint64_t n, const std::function<uint64_t(uin
     p.bounds.push_back(std::max(v, p.bounds.back()));
   }
   p.bounds.push_back(n);
-  for (int k = 0; k < parts; ++k) p.node.push_back(topo.node_ids[k % topo.nodes()]);
+  return with_bounds(std::move(p.bounds), topo);
+}
+
+Partitioning Partitioning::with_bounds(std::vector<uint64_t> bounds, const Topology& topo) {
+  Partitioning p;
+  p.bounds = std::move(bounds);
+  for (size_t k = 0; k + 1 < p.bounds.size(); ++k) p.node.push_back(topo.node_ids[k % topo.node_ids.size()]);
   return p;
 }
 

@@ -31,6 +31,8 @@ struct Partitioning {
   std::string describe() const;  // "[begin,end)@nodeN, ..."
 
   // Splits [0, n) into `parts` ranges of roughly equal work; work_prefix(v) is the work of [0, v), non-decreasing.
+  // Given bounds (parts + 1), parts mapped to the CPU nodes round-robin.
+  static Partitioning with_bounds(std::vector<uint64_t> bounds, const Topology& topo);
   static Partitioning balanced(uint64_t n, const std::function<uint64_t(uint64_t)>& work_prefix, int parts,
                                const Topology& topo);
 };

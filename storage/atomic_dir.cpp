@@ -1,9 +1,11 @@
 #include "storage/atomic_dir.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -15,6 +17,10 @@
 namespace strata {
 
 namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kTempInfix = ".tmp-";  // a build's temporary directory: <target>.tmp-<pid>
+}
 
 void remove_tree(const std::string& path) {
   std::error_code ec;
@@ -34,7 +40,7 @@ AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string&
     if (!fs::is_directory(target_) || !ours)
       throw Error("refusing to replace " + target_ + ": it is not a Strata directory");
   }
-  temp_ = target_ + ".tmp-" + std::to_string(::getpid());
+  temp_ = target_ + kTempInfix + std::to_string(::getpid());
   remove_tree(temp_);  // a leftover from a crashed run of ours with the same pid
   if (::mkdir(temp_.c_str(), 0755) != 0) throw Error(errno_message("cannot create " + temp_, errno));
 }
@@ -54,6 +60,22 @@ void AtomicDir::commit() {
   committed_ = true;
   sync_directory(parent_);
   if (!old.empty()) remove_tree(old);
+}
+
+int remove_unfinished_builds(const std::string& target) {
+  const fs::path t = fs::path(target).lexically_normal();
+  const std::string prefix = t.filename().string() + kTempInfix;
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(t.parent_path().empty() ? fs::path(".") : t.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(pid_t(pid), 0) == 0) continue;  // a build in progress
+    remove_tree(e.path().string());
+    ++removed;
+  }
+  return removed;
 }
 
 }  // namespace strata

@@ -26,4 +26,8 @@ class AtomicDir {
 
 void remove_tree(const std::string& path);
 
+// Removes the temporary directories that AtomicDirs for target left behind when their process died (a live
+// process's build is left alone); returns how many. A crash is thereby detected and its debris cleared.
+int remove_unfinished_builds(const std::string& target);
+
 }  // namespace strata

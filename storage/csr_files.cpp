@@ -4,11 +4,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include <signal.h>
-
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -250,25 +247,6 @@ void CsrWriter::commit(double build_seconds) {
   hdr.sync();
   hdr.close();
   dir_.commit();
-}
-
-int remove_unfinished_builds(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const std::string prefix = target.filename().string() + ".tmp-";
-  int removed = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(pid_t(pid), 0) == 0) continue;  // a build in progress
-    {
-      remove_tree(e.path().string());
-      ++removed;
-    }
-  }
-  return removed;
 }
 
 }  // namespace strata

@@ -118,7 +118,4 @@ class CsrWriter {
   void* meta_state_ = nullptr;  // XXH3 streaming state
 };
 
-// Removes temporary directories left by crashed builds of path (their process is gone); returns how many.
-int remove_unfinished_builds(const std::string& path);
-
 }  // namespace strata

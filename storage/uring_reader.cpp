@@ -115,13 +115,13 @@ void UringReader::run(const NextFn& next, const DoneFn& done) {
     }
     io_uring_cqe* cqe;
     unsigned head, seen = 0;
-    std::vector<std::pair<unsigned, int>> ready;
+    ready_.clear();
     io_uring_for_each_cqe(&ring_, head, cqe) {
-      ready.push_back({unsigned(io_uring_cqe_get_data64(cqe)), cqe->res});
+      ready_.push_back({unsigned(io_uring_cqe_get_data64(cqe)), cqe->res});
       ++seen;
     }
     io_uring_cq_advance(&ring_, seen);
-    for (auto [slot, res] : ready) {
+    for (auto [slot, res] : ready_) {
       bool finished = true;
       if (!error) {
         try {

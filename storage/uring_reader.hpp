@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "storage/direct_file.hpp"
@@ -63,6 +64,7 @@ class UringReader {
   bool registered_ = false;
   std::vector<Slot> slots_;
   std::vector<unsigned> free_;
+  std::vector<std::pair<unsigned, int>> ready_;  // completions reaped in one round (slot, result)
   uint64_t bytes_read_ = 0, requests_ = 0;
 };
 
