@@ -14,6 +14,7 @@
 #include "apps/tools.hpp"
 #include "generators/edge_digest.hpp"
 #include "generators/kronecker.hpp"
+#include "storage/atomic_dir.hpp"
 #include "storage/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
@@ -122,6 +123,9 @@ int cmd_generate(const SpecFlags& flags, const std::string& out, bool checksum, 
                 (unsigned long long)d.self_loops, (unsigned long long)d.fnv1a64);
   }
   if (!out.empty()) {
+    if (const int removed = remove_unfinished_builds(out))
+      std::fprintf(stderr, "strata: note: cleared %d unfinished write(s) of %s left by an interrupted generate\n",
+                   removed, out.c_str());
     const double t0 = omp_get_wtime();
     {
       Progress progress("writing " + out);

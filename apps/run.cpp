@@ -25,6 +25,7 @@
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
+#include "storage/atomic_dir.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/error.hpp"
 #include "storage/file.hpp"
@@ -151,9 +152,14 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
 
   const double t0 = now();
   const std::string path = CsrFiles::path_for(dir.path(), parts);
-  if (const int removed = remove_unfinished_builds(path))
-    std::fprintf(stderr, "strata: note: removed %d unfinished CSR build(s) of %s (an interrupted run); rebuilding\n",
-                 removed, path.c_str());
+  // One build of a CSR at a time: a second run waits for the first and then reuses what it built.
+  DirLock build_lock;
+  if (!path_exists(path)) {
+    build_lock = DirLock::wait_file(dir.path() + "/" + GraphDir::kHeaderFile);
+    if (const int removed = remove_unfinished_builds(path))
+      std::fprintf(stderr, "strata: note: removed %d unfinished CSR build(s) of %s (an interrupted run); rebuilding\n",
+                   removed, path.c_str());
+  }
   const bool reused = path_exists(path);
   ExternalBuildStats build{};
   if (!reused) {
@@ -484,6 +490,12 @@ int run_typed(const RunConfig& cfg, nlohmann::json* result) {
 
 int run_graph500(const RunConfig& config, nlohmann::json* result) {
   if (config.threads > 0) omp_set_num_threads(config.threads);
+  // Held for the whole run: `generate --force` cannot replace the directory under it (nor its CSR).
+  DirLock graph_lock;
+  if (!config.graph_dir.empty() && path_exists(config.graph_dir) &&
+      !DirLock::try_lock(config.graph_dir, DirLock::kShared, graph_lock))
+    throw Error(config.graph_dir + " is being replaced by another strata process (generate --force); run again when it "
+                                   "has finished");
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
   return scale <= 31 ? run_typed<uint32_t>(config, result) : run_typed<uint64_t>(config, result);
 }

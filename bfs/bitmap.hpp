@@ -36,4 +36,15 @@ inline const Id* first_marked(const uint64_t* words, const Id* first, const Id* 
   return first;
 }
 
+// first_marked over entries read in place from storage, which can change under the search: also stops at an
+// entry that is no vertex id (>= n), which the caller reports instead of using.
+template <class Id>
+inline const Id* first_marked_or_invalid(const uint64_t* words, const Id* first, const Id* last, uint64_t n) {
+  for (; first != last; ++first) {
+    const uint64_t v = *first;
+    if (v >= n || ((words[v >> 6] >> (v & 63)) & 1)) break;
+  }
+  return first;
+}
+
 }  // namespace strata

@@ -15,7 +15,10 @@
 #include <cstring>
 #include <span>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "bfs/bitmap.hpp"
 #include "engine/csr.hpp"
@@ -81,12 +84,14 @@ class HybridBfs {
       : HybridBfs(g, whole_mapping(cache, layout) ? mapped[0] : cache.adj.data(),
                   whole_mapping(cache, layout) ? g.offsets : cache.offsets, parts, options) {
     if (layout.bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
+    mapped_dir_ = layout.dir;
+    mapped_first_ = layout.part_first;
     if (whole_mapping(cache, layout)) {
       all_in_place_ = true;
+      whole_base_ = mapped[0];
       return;
     }
     mapped_ = std::move(mapped);
-    mapped_first_ = layout.part_first;
     has_tails_ = cache.adj.size() < g.directed_edges();
   }
 
@@ -140,6 +145,7 @@ class HybridBfs {
           const double t0 = omp_get_wtime();
           uint64_t examined = 0;
           awake = bottom_up_step(examined);
+          check_storage_ids();
           record(stats, true, old_awake, examined, t0);
           front_.swap(next_);
         } while (awake > 0 && (opt_.direction == Direction::kBottomUp || awake >= old_awake ||
@@ -152,6 +158,7 @@ class HybridBfs {
         uint64_t examined = 0;
         const uint64_t expanded = frontier;
         frontier = top_down_step(scout, examined);
+        check_storage_ids();
         record(stats, false, expanded, examined, t0);
       }
     }
@@ -197,6 +204,7 @@ class HybridBfs {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNone;
     if (reads_) reads_->clear();  // a search ended by a read error leaves marks
+    bad_entry_.store(nullptr, std::memory_order_relaxed);
     level_io_ = LevelIo{};
     std::fill(cur_size_.begin(), cur_size_.end(), 0);
   }
@@ -210,6 +218,28 @@ class HybridBfs {
       const int p = (home + i) % k;
       for (uint64_t c; (c = claim_[p].fetch_add(1, std::memory_order_relaxed)) < chunks[p];) body(p, c);
     }
+  }
+
+  // An entry read in place from a mapping (DAX) that is no vertex id: the file changed after it was checked
+  // at load. Such an entry is never used; the first one found ends the search with the file and offset.
+  void note_bad(const Id* at) {
+    const Id* none = nullptr;
+    bad_entry_.compare_exchange_strong(none, at, std::memory_order_relaxed);
+  }
+  void check_storage_ids() const {
+    const Id* at = bad_entry_.load(std::memory_order_relaxed);
+    if (!at) return;
+    const Id value = *at;
+    auto fail = [&](int p, const Id* base) {
+      throw Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
+                              "after it was checked at load); remove {} to rebuild it",
+                              mapped_dir_, CsrFiles::adj_name(p), uint64_t(at - base) * sizeof(Id), uint64_t(value),
+                              mapped_dir_));
+    };
+    if (whole_base_) fail(0, whole_base_);
+    for (size_t p = 0; p < mapped_.size(); ++p)
+      if (at >= mapped_[p] && at < mapped_[p] + (mapped_first_[p + 1] - mapped_first_[p])) fail(int(p), mapped_[p]);
+    throw Error(fmt::format("internal error: adjacency entry {} is no vertex id", uint64_t(value)));
   }
 
   void reset_claims() {
@@ -233,11 +263,16 @@ class HybridBfs {
       l.clear();
     };
     // Claims the unvisited among v's neighbours [first, last); returns the degrees it adds to the frontier.
+    const uint64_t n = g_.n;
     auto expand = [&](Id u, const Id* first, const Id* last) {
       std::vector<std::vector<Id>>& mine = local[omp_get_thread_num()];
       uint64_t added = 0;
       for (const Id* it = first; it != last; ++it) {
         const Id v = *it;
+        if (v >= n) [[unlikely]] {  // only a mapped file changed under the search can hold one
+          note_bad(it);
+          continue;
+        }
         if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNone) continue;
         Id expected = kNone;
         if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
@@ -304,7 +339,8 @@ class HybridBfs {
     const uint64_t* front = front_.words();
     uint64_t* next = next_.words();
     uint64_t* tails = has_tails_ && reads_ ? reads_->mark_words() : nullptr;
-    const bool mapped = has_tails_ && !mapped_.empty();
+    const bool mapped = has_tails_ && !mapped_.empty(), whole = all_in_place_;
+    const uint64_t n = g_.n;
     uint64_t in_place = 0;
 #pragma omp parallel reduction(+ : awake, new_examined, in_place)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
@@ -319,10 +355,15 @@ class HybridBfs {
         for (uint64_t v = w * 64; v < v_end; ++v) {
           const uint64_t end = off_[v + 1];
           if (parent_[v] == kNone) {
-            const uint64_t i = uint64_t(first_marked(front, adj_ + begin, adj_ + end) - adj_);
+            const Id* hit = whole ? first_marked_or_invalid(front, adj_ + begin, adj_ + end, n)
+                                  : first_marked(front, adj_ + begin, adj_ + end);
+            const uint64_t i = uint64_t(hit - adj_);
             new_examined += std::min(i + 1, end) - begin;
-            if (i < end) {
-              parent_[v] = adj_[i];
+            const Id found = i < end ? *hit : kNone;
+            if (i < end && found >= n) {
+              note_bad(hit);
+            } else if (i < end) {
+              parent_[v] = found;
               bits |= uint64_t(1) << (v & 63);
               ++awake;
             } else if (tails && end - begin < g_.degree(v)) {
@@ -330,10 +371,13 @@ class HybridBfs {
             } else if (mapped && end - begin < g_.degree(v)) {  // the tail, in place
               const Id* first = part_lists + (g_.offsets[v] - part_first) + (end - begin);
               const Id* last = part_lists + (g_.offsets[v + 1] - part_first);
-              const Id* it = first_marked(front, first, last);
+              const Id* it = first_marked_or_invalid(front, first, last, n);
               in_place += uint64_t(std::min(it + 1, last) - first);
-              if (it != last) {
-                parent_[v] = *it;
+              const Id found = it != last ? *it : kNone;
+              if (it != last && found >= n) {
+                note_bad(it);
+              } else if (it != last) {
+                parent_[v] = found;
                 bits |= uint64_t(1) << (v & 63);
                 ++awake;
               }
@@ -413,6 +457,9 @@ class HybridBfs {
   bool has_tails_ = false;                  // out-of-core or DAX with lists beyond the DRAM prefixes
   std::unique_ptr<TailReads<Id>> reads_;    // out-of-core
   bool all_in_place_ = false;               // DAX without a cache: every list read from the mapping
+  const Id* whole_base_ = nullptr;          // that mapping
+  std::string mapped_dir_;                  // DAX: the CSR directory (for error messages)
+  std::atomic<const Id*> bad_entry_{nullptr};  // DAX: the first mapped entry found out of range this search
   // DAX only: each partition's mapped file, and its first entry's index.
   std::vector<const Id*> mapped_;
   std::vector<uint64_t> mapped_first_;

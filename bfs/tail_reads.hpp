@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "bfs/bitmap.hpp"
 #include "engine/block_offsets.hpp"
 #include "engine/csr.hpp"
@@ -155,7 +157,9 @@ class TailReads {
                 b = std::min(b, r.offset + r.length);
                 if (a >= b) continue;
                 const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
-                scanned += visit(Id(x), first, first + (b - a) / sizeof(Id));
+                const Id* last = first + (b - a) / sizeof(Id);
+                check_ids(first, last, int(r.file), a);
+                scanned += visit(Id(x), first, last);
               }
             });
       });
@@ -172,6 +176,20 @@ class TailReads {
 
  private:
   static constexpr uint64_t kChunkWords = 64;  // bitmap words (4096 vertices) per work item
+
+  // Entries read from storage are checked before use: the file may have changed since its checksums were
+  // verified at load (an id out of range would index past the search's arrays). One pass over data the
+  // scan reads next anyway.
+  void check_ids(const Id* first, const Id* last, int part, uint64_t offset) const {
+    Id max = 0;
+    for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
+    if (first == last || max < g_.n) [[likely]] return;
+    const Id* bad = std::find_if(first, last, [&](Id v) { return v >= g_.n; });
+    throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed after "
+                            "it was checked at load); remove {} to rebuild it",
+                            files_.adj_files()[part]->file.path(), offset + uint64_t(bad - first) * sizeof(Id),
+                            uint64_t(*bad), files_.path()));
+  }
 
   uint64_t word_begin(int p) const { return (parts_.begin(p) + 63) / 64; }
   uint64_t word_end(int p) const { return (parts_.end(p) + 63) / 64; }

@@ -1,13 +1,19 @@
 #include "storage/atomic_dir.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,12 +25,82 @@ namespace strata {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr const char* kTempInfix = ".tmp-";  // a build's temporary directory: <target>.tmp-<pid>
+constexpr const char* kTempInfix = ".tmp-";  // a writer's temporary directory: <target>.tmp-<pid>
+constexpr const char* kOldInfix = ".old-";   // a replaced target, where renameat2 cannot swap: <target>.old-<pid>
+constexpr time_t kFreshSeconds = 10;         // a temporary directory this young may not be locked yet
+
+bool same_dir(const DirLock& lock, const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && st.st_dev == lock.dev() && st.st_ino == lock.ino();
 }
+
+// rename(2) that never replaces an existing target (falls back to plain rename, which refuses a non-empty
+// directory, where the filesystem lacks RENAME_NOREPLACE).
+int rename_noreplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (path_exists(to)) return errno = EEXIST, -1;
+  return ::rename(from.c_str(), to.c_str());
+}
+
+// Whether the writer that made temporary directory `path` (named after its pid) is gone: its lock is free,
+// and its process is dead or the directory is old enough to have been locked (a reused pid).
+bool writer_is_dead(const std::string& path, long pid) {
+  DirLock lock;
+  if (!DirLock::try_lock(path, DirLock::kExclusive, lock)) return false;  // held: alive; or unreadable
+  const bool process_gone = pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH);
+  struct stat st;
+  const bool old = ::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime > kFreshSeconds;
+  return process_gone || old;
+}
+}  // namespace
 
 void remove_tree(const std::string& path) {
   std::error_code ec;
   fs::remove_all(path, ec);
+}
+
+DirLock::DirLock(DirLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)), dev_(o.dev_), ino_(o.ino_) {}
+
+DirLock& DirLock::operator=(DirLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+    dev_ = o.dev_;
+    ino_ = o.ino_;
+  }
+  return *this;
+}
+
+DirLock::~DirLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool DirLock::try_lock(const std::string& path, Mode mode, DirLock& out) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    DirLock l;
+    l.fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (l.fd_ < 0) return false;
+    if (::flock(l.fd_, (mode == kShared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) return false;
+    struct stat st;
+    if (::fstat(l.fd_, &st) != 0) return false;
+    l.dev_ = st.st_dev;
+    l.ino_ = st.st_ino;
+    if (same_dir(l, path)) {  // not swapped away between open and flock
+      out = std::move(l);
+      return true;
+    }
+  }
+  return false;
+}
+
+DirLock DirLock::wait_file(const std::string& path) {
+  DirLock l;
+  l.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (l.fd_ < 0) throw Error(errno_message("cannot open " + path, errno));
+  while (::flock(l.fd_, LOCK_EX) != 0)
+    if (errno != EINTR) throw Error(errno_message("cannot lock " + path, errno));
+  return l;
 }
 
 AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string& marker_file)
@@ -39,10 +115,16 @@ AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string&
     const bool ours = fs::exists(target_ + "/" + marker_file) || fs::is_empty(target_, ec);
     if (!fs::is_directory(target_) || !ours)
       throw Error("refusing to replace " + target_ + ": it is not a Strata directory");
+    if (!DirLock::try_lock(target_, DirLock::kExclusive, target_lock_))
+      throw Error(target_ + " is in use by another strata process (a run, a build or a replacement); not replaced");
   }
   temp_ = target_ + kTempInfix + std::to_string(::getpid());
   remove_tree(temp_);  // a leftover from a crashed run of ours with the same pid
   if (::mkdir(temp_.c_str(), 0755) != 0) throw Error(errno_message("cannot create " + temp_, errno));
+  if (!DirLock::try_lock(temp_, DirLock::kExclusive, temp_lock_)) {
+    remove_tree(temp_);
+    throw Error("cannot lock " + temp_);
+  }
 }
 
 AtomicDir::~AtomicDir() {
@@ -51,29 +133,56 @@ AtomicDir::~AtomicDir() {
 
 void AtomicDir::commit() {
   sync_directory(temp_);
-  std::string old;
-  if (path_exists(target_)) {
-    old = target_ + ".old-" + std::to_string(::getpid());
-    if (::rename(target_.c_str(), old.c_str()) != 0) throw Error(errno_message("cannot move aside " + target_, errno));
+  if (!target_lock_.held()) {  // nothing was checked for replacement: never replace what appeared meanwhile
+    if (rename_noreplace(temp_, target_) != 0) {
+      if (errno == EEXIST || errno == ENOTEMPTY)
+        throw Error(target_ + " appeared while this was being written (another strata process?); it was left as it "
+                              "is and nothing was written");
+      throw Error(errno_message("cannot rename into " + target_, errno));
+    }
+  } else {
+    if (!same_dir(target_lock_, target_))
+      throw Error(target_ + " was replaced or removed by someone else while this was being written; not replaced");
+    // Swap atomically: the target path always names a complete directory, the old one lands on temp_.
+    std::string old = temp_;
+    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
+      if (errno != EINVAL && errno != ENOSYS) throw Error(errno_message("cannot swap into " + target_, errno));
+      old = target_ + kOldInfix + std::to_string(::getpid());  // a crash between these two renames is
+      if (::rename(target_.c_str(), old.c_str()) != 0)         // repaired by remove_unfinished_builds
+        throw Error(errno_message("cannot move aside " + target_, errno));
+      if (::rename(temp_.c_str(), target_.c_str()) != 0) throw Error(errno_message("cannot rename into " + target_, errno));
+    }
+    committed_ = true;
+    sync_directory(parent_);
+    remove_tree(old);
+    return;
   }
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) throw Error(errno_message("cannot rename into " + target_, errno));
   committed_ = true;
   sync_directory(parent_);
-  if (!old.empty()) remove_tree(old);
 }
 
 int remove_unfinished_builds(const std::string& target) {
-  const fs::path t = fs::path(target).lexically_normal();
-  const std::string prefix = t.filename().string() + kTempInfix;
+  std::string normal = fs::path(target).lexically_normal().string();
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  const fs::path t(normal);
+  const std::string tmp_prefix = t.filename().string() + kTempInfix, old_prefix = t.filename().string() + kOldInfix;
+  const fs::path parent = t.parent_path().empty() ? fs::path(".") : t.parent_path();
   int removed = 0;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(t.parent_path().empty() ? fs::path(".") : t.parent_path(), ec)) {
+  std::vector<fs::path> dead_old;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(pid_t(pid), 0) == 0) continue;  // a build in progress
-    remove_tree(e.path().string());
-    ++removed;
+    const bool tmp = name.rfind(tmp_prefix, 0) == 0, old = name.rfind(old_prefix, 0) == 0;
+    if (!tmp && !old) continue;
+    const long pid = std::strtol(name.c_str() + (tmp ? tmp_prefix : old_prefix).size(), nullptr, 10);
+    if (!writer_is_dead(e.path().string(), pid)) continue;
+    if (old) dead_old.push_back(e.path());
+    else remove_tree(e.path().string()), ++removed;
+  }
+  // A replacement that died between moving the target aside and renaming the new one in: put the old back.
+  for (const fs::path& p : dead_old) {
+    if (!path_exists(t.string()) && ::rename(p.c_str(), t.c_str()) == 0) ++removed;
+    else if (path_exists(p.string())) remove_tree(p.string()), ++removed;
   }
   return removed;
 }

@@ -77,6 +77,7 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
                             "{:016x}): remove it and run again to rebuild",
                             path, h.scale, h.graph_hash, scale, graph_hash));
   CsrLayout& L = c.layout_;
+  L.dir = path;
   L.graph_hash = h.graph_hash;
   L.scale = int(h.scale);
   L.id_bytes = int(h.id_bytes);
@@ -164,19 +165,23 @@ void CsrWriter::flush_block(bool last) {
   block_.clear();
 }
 
+void CsrWriter::open_part(int part) {
+  part_ = part;
+  if (pmem_) {
+    mapped_ = PmemMapping::create(dir_.file(CsrFiles::adj_name(part)), align_up(reserved_[part] * uint64_t(layout_.id_bytes)));
+    mapped_at_ = 0;
+  } else {
+    adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
+  }
+  hashes_.emplace_back();
+  part_entries_ = 0;
+}
+
 void CsrWriter::append(int part, const void* ids, uint64_t count) {
-  if (part != part_) {
-    if (part != part_ + 1 || part >= layout_.parts()) throw Error("internal error: CSR partitions written out of order");
+  if (part < part_ || part >= layout_.parts()) throw Error("internal error: CSR partitions written out of order");
+  while (part_ < part) {  // partitions skipped over (empty ones: no vertex) still get their (empty) file
     if (part_ >= 0) finish_part(part_);
-    part_ = part;
-    if (pmem_) {
-      mapped_ = PmemMapping::create(dir_.file(CsrFiles::adj_name(part)), align_up(reserved_[part] * uint64_t(layout_.id_bytes)));
-      mapped_at_ = 0;
-    } else {
-      adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
-    }
-    hashes_.emplace_back();
-    part_entries_ = 0;
+    open_part(part_ + 1);
   }
   const char* p = static_cast<const char*>(ids);
   uint64_t bytes = count * uint64_t(layout_.id_bytes);

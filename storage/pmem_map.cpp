@@ -4,7 +4,11 @@
 #include <libpmem.h>
 #include <sys/mman.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -15,28 +19,36 @@
 
 namespace strata {
 
+#ifdef STATX_ATTR_DAX
+constexpr uint64_t kStatxAttrDax = STATX_ATTR_DAX;
+#else
+constexpr uint64_t kStatxAttrDax = 0x00200000;  // Linux 5.8
+#endif
+
+namespace {
+// Whether the file is accessed directly from persistent memory (statx's DAX attribute, Linux 5.8+), or
+// libpmem's own override PMEM_IS_PMEM_FORCE=1 (for tests and file-backed experiments) asks to treat it so.
+bool file_is_pmem(int fd) {
+  if (const char* force = std::getenv("PMEM_IS_PMEM_FORCE"); force && std::string(force) == "1") return true;
+  struct statx stx;
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0) return false;
+  return (stx.stx_attributes_mask & kStatxAttrDax) && (stx.stx_attributes & kStatxAttrDax);
+}
+}  // namespace
+
 PmemMapping PmemMapping::open_read(const std::string& path) {
+  // The file is opened read-only (a read-only mount, another user's 0644 files) and mapped read-only at a
+  // 2 MiB-aligned address: on a DAX filesystem that is the media itself, PMD-mapped; elsewhere page cache,
+  // which can then use huge folios (libpmem's writable shared mapping never gets huge pages).
   PmemMapping m;
   m.path_ = path;
-  size_t len = 0;
-  int is_pmem = 0;
-  m.addr_ = pmem_map_file(path.c_str(), 0, 0, 0, &len, &is_pmem);
-  if (!m.addr_) throw Error(fmt::format("cannot map {} with libpmem: {}", path, pmem_errormsg()));
-  m.bytes_ = len;
-  m.is_pmem_ = is_pmem != 0;
-  if (m.is_pmem_) {  // the media itself: keep libpmem's mapping, made read-only
-    if (::mprotect(m.addr_, len, PROT_READ) != 0)
-      throw Error(errno_message("cannot make the mapping of " + path + " read-only", errno));
-    return m;
-  }
-  // Not pmem: libpmem's mapping is a writable shared mapping of page cache, which the kernel maps with 4 KiB
-  // pages only. A read-only mapping at a 2 MiB-aligned address can use the page cache's huge folios (PMD
-  // mappings), sparing the search most TLB misses; it reads the same bytes.
-  pmem_unmap(m.addr_, len);
-  m.addr_ = nullptr;
   m.own_mapping_ = true;
   const File f(path, O_RDONLY);
+  m.bytes_ = f.size();
+  m.is_pmem_ = file_is_pmem(f.fd());
+  m.mapped_ = std::max<uint64_t>(m.bytes_, 1);  // an empty partition's file still gets a (never read) page
   constexpr size_t kHuge = size_t(2) << 20;
+  const size_t len = m.mapped_;
   void* reserve = ::mmap(nullptr, len + kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (reserve == MAP_FAILED) throw Error(errno_message("cannot map " + path, errno));
   const uintptr_t start = (reinterpret_cast<uintptr_t>(reserve) + kHuge - 1) & ~(kHuge - 1);
@@ -44,6 +56,10 @@ PmemMapping PmemMapping::open_read(const std::string& path) {
   const size_t head = start - reinterpret_cast<uintptr_t>(reserve);
   if (head) ::munmap(reserve, head);
   ::munmap(reinterpret_cast<char*>(start) + len, kHuge - head);
+  if (m.bytes_ == 0) {
+    m.addr_ = reinterpret_cast<void*>(start);  // the reserved page: readable nowhere, never read
+    return m;
+  }
   void* p = ::mmap(reinterpret_cast<void*>(start), len, PROT_READ, MAP_SHARED | MAP_FIXED, f.fd(), 0);
   if (p == MAP_FAILED) {
     const int err = errno;
@@ -51,7 +67,7 @@ PmemMapping PmemMapping::open_read(const std::string& path) {
     throw Error(errno_message("cannot map " + path, err));
   }
   m.addr_ = p;
-  ::madvise(p, len, MADV_HUGEPAGE);
+  if (!m.is_pmem_) ::madvise(p, len, MADV_HUGEPAGE);
   return m;
 }
 
@@ -69,7 +85,7 @@ PmemMapping PmemMapping::create(const std::string& path, uint64_t bytes) {
 }
 
 PmemMapping::PmemMapping(PmemMapping&& o) noexcept
-    : addr_(std::exchange(o.addr_, nullptr)), bytes_(o.bytes_), is_pmem_(o.is_pmem_), own_mapping_(o.own_mapping_),
+    : addr_(std::exchange(o.addr_, nullptr)), bytes_(o.bytes_), mapped_(o.mapped_), is_pmem_(o.is_pmem_), own_mapping_(o.own_mapping_),
       path_(std::move(o.path_)) {}
 
 PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
@@ -77,6 +93,7 @@ PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
     unmap();
     addr_ = std::exchange(o.addr_, nullptr);
     bytes_ = o.bytes_;
+    mapped_ = o.mapped_;
     is_pmem_ = o.is_pmem_;
     own_mapping_ = o.own_mapping_;
     path_ = std::move(o.path_);
@@ -88,7 +105,7 @@ PmemMapping::~PmemMapping() { unmap(); }
 
 void PmemMapping::unmap() {
   if (addr_) {
-    if (own_mapping_) ::munmap(addr_, bytes_);
+    if (own_mapping_) ::munmap(addr_, mapped_);
     else pmem_unmap(addr_, bytes_);
   }
   addr_ = nullptr;

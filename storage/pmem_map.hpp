@@ -1,6 +1,6 @@
-// A file mapped with libpmem (pmem_map_file): on a DAX filesystem over persistent memory the mapping is
-// the media itself (is_pmem), loads and stores need no page cache; elsewhere it is an ordinary shared
-// mapping, flushed with msync. One object owns the mapping.
+// A file mapped for DAX: written through libpmem (pmem_map_file, flushed with pmem_persist or msync), read
+// through a read-only mmap: on a DAX filesystem over persistent memory the mapping is the media itself
+// (is_pmem) and loads need no page cache; elsewhere it is page cache. One object owns the mapping.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,8 +10,9 @@ namespace strata {
 class PmemMapping {
  public:
   PmemMapping() = default;
-  // Maps an existing file whole, read-only (writes to it fault): the search reads in place, never writes.
-  // On pmem this is libpmem's mapping; elsewhere (is_pmem false) a read-only mapping that can use huge pages.
+  // Maps an existing file whole, read-only (writes to it fault; the file is opened read-only, so read-only
+  // files and mounts work): the search reads in place, never writes. is_pmem: the file is on a DAX
+  // filesystem (or PMEM_IS_PMEM_FORCE=1); elsewhere the mapping is page cache and can use huge pages.
   static PmemMapping open_read(const std::string& path);
   // Creates (or replaces) a file of `bytes` and maps it for writing.
   static PmemMapping create(const std::string& path, uint64_t bytes);
@@ -32,6 +33,7 @@ class PmemMapping {
  private:
   void* addr_ = nullptr;
   uint64_t bytes_ = 0;
+  uint64_t mapped_ = 0;       // own mappings: the length mapped (at least one byte, for empty files)
   bool is_pmem_ = false;
   bool own_mapping_ = false;  // mapped with mmap (not pmem), unmapped with munmap
   std::string path_;

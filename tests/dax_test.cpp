@@ -1,6 +1,7 @@
 // DAX placement, on a plain file with PMEM_IS_PMEM_FORCE=1 (set by CMake for this test): the CSR written
 // through libpmem equals the in-memory one, searches reading it in place (any cache size) find the in-core
 // levels and nedge, and a build killed midway leaves nothing that looks complete and is redone.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include "engine/placement.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/error.hpp"
+#include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "storage/pmem_map.hpp"
 #include "tests/test_util.hpp"
@@ -90,6 +92,51 @@ TEST(Dax, InPlaceSearchesEqualInCoreForEveryCacheSize) {
           const auto verdict = validate_searches<uint32_t>(dir, {&check, 1});
           ASSERT_TRUE(verdict[0].valid) << verdict[0].message;
         }
+      }
+    }
+  }
+}
+
+// A mapped file changed under the search (after the load checked it): an entry that is no vertex id is
+// never used; the search ends with an error naming the file and offset, whole-mapping and prefix/tail alike.
+TEST(Dax, AMappedFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
+  TempDir tmp;
+  const KroneckerSpec spec{12, 16, 6, 7};
+  write_graph_dir(Kronecker(spec), tmp / "g", false);
+  const GraphDir dir = GraphDir::open(tmp / "g");
+  for (int parts : {1, 2}) {
+    const std::string path = CsrFiles::path_for(dir.path(), parts);
+    build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), uint64_t(1) << 30, {}, nullptr, /*pmem=*/true);
+    const CsrFiles files = CsrFiles::open(path, dir.header_hash(), spec.scale);
+    const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+    std::vector<PmemMapping> maps;
+    std::vector<const char*> bases;
+    std::vector<const uint32_t*> lists;
+    for (int p = 0; p < parts; ++p) {
+      maps.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
+      bases.push_back(maps.back().data());
+      lists.push_back(reinterpret_cast<const uint32_t*>(maps.back().data()));
+    }
+    Partitioning partitioning;
+    partitioning.bounds = files.layout().bounds;
+    partitioning.node.assign(parts, 0);
+    const EdgeCache<uint32_t> cache = load_edge_cache_mapped(g, files, bases, parts == 1 ? 0 : 2, kNoHubs);
+    for (int p = 0; p < parts; ++p) {
+      File adj(path + "/" + CsrFiles::adj_name(p), O_WRONLY);
+      const std::vector<char> junk(adj.size(), char(0xff));
+      adj.write_all(junk.data(), junk.size());
+    }
+    for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
+      SCOPED_TRACE(testing::Message() << "parts " << parts << " dir " << int(d));
+      HybridBfs<uint32_t> bfs(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
+      std::vector<uint32_t> parent(g.n);
+      uint64_t root = 0;
+      while (g.degree(root) == 0) ++root;
+      try {
+        bfs.search(uint32_t(root), parent.data());
+        ADD_FAILURE() << "a corrupted mapping must end the search";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(".bin is corrupted: the entry at offset"), std::string::npos) << e.what();
       }
     }
   }

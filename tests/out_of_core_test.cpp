@@ -16,6 +16,7 @@
 #include "engine/placement.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/error.hpp"
+#include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "tests/test_util.hpp"
 #include "validate/validator.hpp"
@@ -210,6 +211,34 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   io_faults().error_at = 0;
   bfs.search(internal_ids(g, {root})[0], faulty.data());
   EXPECT_EQ(depths(faulty, root), depths(clean, root));
+}
+
+// Overwriting the adjacency during a run (here between searches, after the load checked every checksum): an
+// entry that is no vertex id ends the search with an error naming the file and offset, in either direction;
+// nothing indexes past the search's arrays.
+TEST(OutOfCore, AnAdjacencyFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
+  Fixture f(12, 3);
+  const CsrFiles files = f.build(1, uint64_t(1) << 30);
+  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+  const EdgeCache<uint32_t> cache = load_edge_cache(g, files, 1, kNoHubs);
+  const Partitioning p = partitioning_of(files);
+  const uint32_t root = internal_ids(g, f.roots(1))[0];
+  {
+    File adj(files.path() + "/adj.0.bin", O_WRONLY);
+    const std::vector<char> junk(adj.size(), char(0xff));
+    adj.write_all(junk.data(), junk.size());
+  }
+  for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
+    HybridBfs<uint32_t> bfs(g, cache, files, IoOptions{}, p, BfsOptions{.direction = d});
+    std::vector<uint32_t> parent(g.n);
+    try {
+      bfs.search(root, parent.data());
+      FAIL() << "a corrupted tail must end the search";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("adj.0.bin is corrupted: the entry at offset"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("remove " + files.path()), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The reader alone, on random requests, O_DIRECT and buffered (the fallback), with short reads planted:
