@@ -3,7 +3,10 @@
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -23,6 +26,31 @@
 namespace strata {
 namespace {
 
+// Flag checks with one-line messages (CLI11's own print the double range, 309 digits, and accept nan).
+const CLI::Validator kPositive(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double x = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !std::isfinite(x) || x <= 0) return "'" + text + "' is not a positive number";
+      return "";
+    },
+    "POSITIVE");
+const CLI::Validator kUnsigned(
+    [](std::string& text) -> std::string {
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        return "'" + text + "' is not a non-negative integer";
+      return "";
+    },
+    "UINT");
+const CLI::Validator kPositiveInteger(
+    [](std::string& text) -> std::string {
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+          text.find_first_not_of('0') == std::string::npos)
+        return "'" + text + "' is not a positive integer";
+      return "";
+    },
+    "N>0");
+
 struct SpecFlags {
   int scale = 16;
   uint64_t edgefactor = 16;
@@ -30,10 +58,10 @@ struct SpecFlags {
 };
 
 void add_spec_flags(CLI::App* cmd, SpecFlags& f, bool scale_required) {
-  auto* s = cmd->add_option("--scale,-s", f.scale, "log2 of the vertex count (1..40)");
+  auto* s = cmd->add_option("--scale,-s", f.scale, "log2 of the vertex count (1..40)")->check(kUnsigned);
   if (scale_required) s->required();
   else s->capture_default_str();
-  cmd->add_option("--edgefactor,-e", f.edgefactor, "edge tuples per vertex")->capture_default_str();
+  cmd->add_option("--edgefactor,-e", f.edgefactor, "edge tuples per vertex")->capture_default_str()->check(kUnsigned);
   cmd->add_option("--seed", f.seed, "the two 64-bit generator seeds, as A,B")->capture_default_str();
 }
 
@@ -153,9 +181,19 @@ int cmd_info(const std::string& dir) {
   return 0;
 }
 
+std::string version_text() {
+  return fmt::format("strata {}\ncommit: {}\nbuild: {}{}\n-march=native: {}\nparts: OpenMP, libnuma, io_uring (liburing), "
+                     "libpmem, xxhash{}\n",
+                     STRATA_VERSION, STRATA_COMMIT, STRATA_BUILD_TYPE, STRATA_SANITIZED ? " + ASan/UBSan" : "",
+                     STRATA_MARCH_NATIVE ? "yes (this binary may not run on older CPUs; -DSTRATA_NATIVE=OFF to build without)" : "no",
+                     STRATA_WITH_MPI ? ", Open MPI" : "; not compiled in: Open MPI");
+}
+
 int main_checked(int argc, char** argv) {
   CLI::App app{"strata: Graph500 BFS on Kronecker graphs, in DRAM and beyond"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  bool show_version = false;
+  app.add_flag("--version", show_version, "print the version, commit, build type and the parts compiled in");
   app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("strata: error: ") + e.what() + "\n"; });
 
   SpecFlags gen_flags;
@@ -184,9 +222,9 @@ int main_checked(int argc, char** argv) {
   run->add_option("--roots", cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   run->add_option("--threads,-t", cfg.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   run->add_option("--alpha", cfg.bfs.alpha, "top-down to bottom-up when frontier edges > unexplored edges / alpha")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(kPositive);
   run->add_option("--beta", cfg.bfs.beta, "bottom-up to top-down when the frontier < vertices / beta")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(kPositive);
   run->add_option("--numa-nodes", numa, "vertex partitions: auto (one per NUMA node) or K")->capture_default_str();
   run->add_flag("--no-validate", no_validate, "skip validation (results are then not submittable)");
   run->add_option("--validate-batch", cfg.validate_batch,
@@ -205,9 +243,9 @@ int main_checked(int argc, char** argv) {
   auto* on_mem = run->add_option("--on-mem-edges", cfg.on_mem_edges,
                                  "out-of-core, dax: keep the first K entries of every list in DRAM (default: the largest K "
                                  "the budget holds)")
-                     ->check(CLI::NonNegativeNumber);
+                     ->check(kUnsigned);
   run->add_option("--hub-degree", cfg.hub_degree, "out-of-core, dax: lists at least this long stay whole in DRAM (default: none)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveInteger);
   run->add_option("--io-depth", cfg.io.depth, "out-of-core: reads in flight per thread")
       ->capture_default_str()->check(CLI::Range(1, 4096));
   run->add_option("--io-request", io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
@@ -250,11 +288,24 @@ int main_checked(int argc, char** argv) {
   tune_cmd->add_option("--csv", tune.csv_path, "also write the CSV here");
   tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
 
+  const std::vector<std::string> commands = {"generate", "info", "run", "compare", "tune"};
+  if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
+    throw Error(fmt::format("unknown command '{}': expected generate, info, run, compare or tune (strata --help)", argv[1]));
   CLI11_PARSE(app, argc, argv);
+  if (show_version) {
+    std::fputs(version_text().c_str(), stdout);
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {  // `strata` alone: what it can do
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
 
   if (*gen) return cmd_generate(gen_flags, gen_out, gen_checksum, gen_force);
   if (*info) return cmd_info(info_dir);
   if (*compare) {
+    if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
+    if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
     if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
     for (const std::string& name : split_commas(cmp_placements)) {
       const auto p = placement_from_name(name);
@@ -266,6 +317,8 @@ int main_checked(int argc, char** argv) {
     return run_compare(cmp);
   }
   if (*tune_cmd) {
+    if (!tune.csv_path.empty()) check_output_file(tune.csv_path, "--csv");
+    if (!tune.plot_path.empty()) check_output_file(tune.plot_path, "--plot");
     if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
     const auto p = placement_from_name(tune_placement);
     if (!p || *p == Placement::kInCore)
@@ -275,6 +328,7 @@ int main_checked(int argc, char** argv) {
     return run_tune(tune);
   }
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
+  if (!cfg.json_path.empty()) check_output_file(cfg.json_path, "--json");
   cfg.validate = !no_validate;
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;

@@ -178,10 +178,19 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
                         &build, dax);
   }
   const double built = now();
-  prep.files.emplace(CsrFiles::open(path, dir.header_hash(), spec.scale));
+  // Every refusal of the stored CSR says how to get a good one.
+  auto rebuild_hint = [&](const Error& e) {
+    const std::string why = e.what();
+    return why.find("remove ") != std::string::npos ? e : Error(why + "; remove " + path + " and run again to rebuild it");
+  };
+  try {
+    prep.files.emplace(CsrFiles::open(path, dir.header_hash(), spec.scale));
+    if (prep.files->layout().parts() != parts) throw Error(path + " has the wrong partition count");
+    prep.g = load_csr_meta<Id>(*prep.files);
+  } catch (const Error& e) {
+    throw rebuild_hint(e);
+  }
   const CsrFiles& files = *prep.files;
-  if (files.layout().parts() != parts) throw Error(path + " has the wrong partition count; remove it to rebuild");
-  prep.g = load_csr_meta<Id>(files);
   const Csr<Id>& g = prep.g;
 
   const uint64_t room = budget - io_bytes;  // for the cache's entries
@@ -223,7 +232,11 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
     prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, lists, files.layout(), prep.partitioning, cfg.bfs);
   } else {
     Progress progress("kernel 1: loading the edge cache");
-    prep.cache = load_edge_cache(g, files, k, cfg.hub_degree, [&](uint64_t d, uint64_t t) { progress.update(d, t); });
+    try {
+      prep.cache = load_edge_cache(g, files, k, cfg.hub_degree, [&](uint64_t d, uint64_t t) { progress.update(d, t); });
+    } catch (const Error& e) {
+      throw rebuild_hint(e);
+    }
     prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, files, cfg.io, prep.partitioning, cfg.bfs);
   }
   const double loaded = now();
@@ -403,8 +416,9 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
   const uint64_t id = sizeof(Id), n = g.n;
   const uint64_t search_state = 2 * n * id + 2 * n * id + 3 * (n / 8) + uint64_t(batch) * n * id;
   j["dram_bytes"] = j["csr_bytes"].get<uint64_t>() + search_state + (j.contains("io_buffer_bytes") ? j["io_buffer_bytes"].get<uint64_t>() : 0);
-  if (result) *result = j;
-  if (!failure.empty()) {
+  if (!failure.empty()) {  // no statistics from a failed run, in the JSON either
+    for (const auto& [key, value] : stats) j.erase(key);
+    j["validated"] = false;
     j["error"] = failure;
     if (result) *result = j;
     if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);
@@ -412,13 +426,18 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
     std::fprintf(stderr, "strata: error: %s\n", failure.c_str());
     return 1;
   }
-  if (!cfg.quiet) std::fputs(format_block(stats).c_str(), stdout);
-  if (prep.dax && !cfg.quiet) {
+  const std::vector<std::string> warnings = measurement_warnings(records, cfg.load_at_start, threads);
+  j["measurement_warnings"] = warnings;
+  if (result) *result = j;
+  if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);  // before the block: a failed write is no result
+  if (cfg.quiet) return 0;
+  std::fputs(format_block(stats).c_str(), stdout);
+  if (prep.dax) {
     std::printf("placement: dax\nis_pmem: %s\non_mem_edges: %s\nedge_cache_bytes: %s\n",
                 j["is_pmem"].get<bool>() ? "true" : "false",
                 j["on_mem_edges_all"].get<bool>() ? "all" : std::to_string(j["on_mem_edges"].get<uint64_t>()).c_str(),
                 human_bytes(double(j["edge_cache_bytes"].get<uint64_t>())).c_str());
-  } else if (prep.out_of_core && !cfg.quiet) {
+  } else if (prep.out_of_core) {
     std::printf("placement: out-of-core\ndram_budget: %s\non_mem_edges: %s\nedge_cache_bytes: %s\nbytes_read: %s\n"
                 "io_requests: %llu\n",
                 human_bytes(double(j["dram_budget"].get<uint64_t>())).c_str(),
@@ -426,8 +445,8 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
                 human_bytes(double(j["edge_cache_bytes"].get<uint64_t>())).c_str(),
                 human_bytes(double(bytes_read)).c_str(), (unsigned long long)io_requests);
   }
-  if (!cfg.validate && !cfg.quiet) std::fputs("validation: skipped (--no-validate): these results cannot be submitted\n", stdout);
-  if (!cfg.json_path.empty()) write_json_file(cfg.json_path, j);
+  if (!cfg.validate) std::fputs("validation: skipped (--no-validate): these results cannot be submitted\n", stdout);
+  std::puts(summary_line(j, warnings, cfg.json_path).c_str());
   return 0;
 }
 
@@ -488,7 +507,9 @@ int run_typed(const RunConfig& cfg, nlohmann::json* result) {
 
 }  // namespace
 
-int run_graph500(const RunConfig& config, nlohmann::json* result) {
+int run_graph500(const RunConfig& given, nlohmann::json* result) {
+  RunConfig config = given;
+  config.load_at_start = load_average();
   if (config.threads > 0) omp_set_num_threads(config.threads);
   // Held for the whole run: `generate --force` cannot replace the directory under it (nor its CSR).
   DirLock graph_lock;

@@ -35,6 +35,7 @@ struct RunConfig {
   IoOptions io;
   MemoryPlacement memory;             // in-core: --mem-nodes / --interleave
   bool quiet = false;                 // compare/tune: no Graph500 block or summary on stdout
+  double load_at_start = -1;          // the load average before the run (for measurement_warnings)
 };
 
 // Runs kernel 1, the searches and their validation; prints the Graph500 block (unless quiet); returns the

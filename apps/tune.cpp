@@ -119,15 +119,7 @@ int run_tune(const TuneConfig& cfg) {
     csv += fmt::format("{},{},{:.6g},{},{},{},{}\n", p.cache_bytes, p.k, p.teps, p.bytes_read, p.peak, p.dram_bytes,
                        p.valid ? "yes" : "no");
   std::fputs(csv.c_str(), stdout);
-  if (!cfg.csv_path.empty()) {
-    const std::string tmp = cfg.csv_path + ".tmp";
-    {
-      File f(tmp, O_WRONLY | O_CREAT | O_TRUNC);
-      f.write_all(csv.data(), csv.size());
-      f.sync();
-    }
-    if (std::rename(tmp.c_str(), cfg.csv_path.c_str()) != 0) throw Error(errno_message("cannot write " + cfg.csv_path, errno));
-  }
+  if (!cfg.csv_path.empty()) write_file_atomically(cfg.csv_path, csv);
 
   const Point& best = *std::max_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.teps < b.teps; });
   const Point& pick = *std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.teps >= 0.95 * best.teps; });

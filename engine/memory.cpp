@@ -1,6 +1,10 @@
 #include "engine/memory.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <vector>
 #include <fstream>
 #include <string>
 
@@ -10,24 +14,9 @@ namespace {
 uint64_t read_number(const std::string& path) {
   std::ifstream f(path);
   uint64_t x = 0;
-  return (f >> x) ? x : UINT64_MAX;
+  return (f >> x) ? x : UINT64_MAX;  // absent, unreadable or "max"
 }
 
-// This process's group in a cgroup hierarchy: "/a/b" from /proc/self/cgroup ("4:memory:/a/b" for v1,
-// "0::/a/b" for v2).
-std::string own_group(bool v1) {
-  std::ifstream f("/proc/self/cgroup");
-  for (std::string line; std::getline(f, line);) {
-    const size_t a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    const std::string controllers = line.substr(a + 1, b - a - 1);
-    if (v1 ? controllers == "memory" : (line.substr(0, a) == "0" && controllers.empty())) {
-      std::string g = line.substr(b + 1);
-      return g == "/" ? "" : g;
-    }
-  }
-  return "";
-}
 // A counter from a cgroup's memory.stat, 0 if absent.
 uint64_t stat_value(const std::string& path, const std::string& key) {
   std::ifstream f(path);
@@ -36,6 +25,77 @@ uint64_t stat_value(const std::string& path, const std::string& key) {
   while (f >> k >> x)
     if (k == key) return x;
   return 0;
+}
+
+// This process's group in a cgroup hierarchy: "/a/b" from /proc/self/cgroup ("4:memory:/a/b" for v1,
+// "0::/a/b" for v2); nullopt if it is in none.
+std::optional<std::string> own_group(bool v1) {
+  std::ifstream f("/proc/self/cgroup");
+  for (std::string line; std::getline(f, line);) {
+    const size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    bool memory = false;
+    for (size_t at = 0; at <= controllers.size();) {
+      const size_t end = std::min(controllers.find(',', at), controllers.size());
+      memory |= controllers.substr(at, end - at) == "memory";
+      at = end + 1;
+    }
+    if (v1 ? memory : (line.substr(0, a) == "0" && controllers.empty())) return line.substr(b + 1);
+  }
+  return std::nullopt;
+}
+
+// Where a hierarchy is mounted (v1: the one with the memory controller; v2: cgroup2, wherever it is, e.g.
+// /sys/fs/cgroup or /sys/fs/cgroup/unified) and the group path the mount shows as its root.
+struct Mount {
+  std::string point, root;
+};
+std::optional<Mount> hierarchy_mount(bool v1) {
+  std::ifstream f("/proc/self/mountinfo");
+  for (std::string line; std::getline(f, line);) {
+    std::istringstream in(line);
+    std::string id, parent, devno, root, point, field;
+    in >> id >> parent >> devno >> root >> point;
+    while (in >> field && field != "-") {}
+    std::string fstype, source, options;
+    in >> fstype >> source >> options;
+    if (v1 ? (fstype == "cgroup" && ("," + options + ",").find(",memory,") != std::string::npos) : fstype == "cgroup2")
+      return Mount{point, root};
+  }
+  return std::nullopt;
+}
+
+// The tightest room left under any group from ours up to the hierarchy's root: a limit set on a parent
+// binds its children too. Used memory is net of page cache, which the kernel reclaims before it fails an
+// allocation.
+uint64_t cgroup_room(bool v1) {
+  const auto group = own_group(v1);
+  const auto mount = hierarchy_mount(v1);
+  if (!group || !mount) return UINT64_MAX;
+  std::string rel = *group;  // the group as seen below the mount point
+  if (mount->root != "/" && rel.rfind(mount->root, 0) == 0) rel = rel.substr(mount->root.size());
+  uint64_t room = UINT64_MAX;
+  for (std::filesystem::path dir = std::filesystem::path(mount->point) / std::filesystem::path(rel).relative_path();;
+       dir = dir.parent_path()) {
+    const std::string d = dir.string();
+    std::vector<uint64_t> limits;
+    uint64_t used = UINT64_MAX;
+    if (v1) {
+      limits = {read_number(d + "/memory.limit_in_bytes")};
+      used = read_number(d + "/memory.usage_in_bytes");
+      if (used != UINT64_MAX) used -= std::min(used, stat_value(d + "/memory.stat", "total_cache"));
+    } else {
+      limits = {read_number(d + "/memory.max"), read_number(d + "/memory.high")};
+      used = read_number(d + "/memory.current");
+      if (used != UINT64_MAX) used -= std::min(used, stat_value(d + "/memory.stat", "file"));
+    }
+    const uint64_t in_use = used == UINT64_MAX ? 0 : used;
+    for (uint64_t limit : limits)
+      if (limit < (uint64_t(1) << 60)) room = std::min(room, limit > in_use ? limit - in_use : 0);
+    if (d.size() <= mount->point.size() || dir == dir.parent_path()) break;
+  }
+  return room;
 }
 
 }  // namespace
@@ -49,19 +109,7 @@ uint64_t available_memory_bytes() {
     if (key == "MemAvailable:") avail = kib * 1024;
     meminfo.ignore(64, '\n');
   }
-  // cgroup v1 and v2 limits of our own group (the root group reports no useful limit). Page cache counts
-  // against them too, but the kernel reclaims it before it fails an allocation.
-  const std::string v1_dir = "/sys/fs/cgroup/memory" + own_group(true);
-  const uint64_t v1 = read_number(v1_dir + "/memory.limit_in_bytes");
-  uint64_t v1_used = read_number(v1_dir + "/memory.usage_in_bytes");
-  if (v1_used != UINT64_MAX) v1_used -= std::min(v1_used, stat_value(v1_dir + "/memory.stat", "total_cache"));
-  if (v1 < (uint64_t(1) << 60) && v1_used != UINT64_MAX && v1 > v1_used) avail = std::min(avail, v1 - v1_used);
-  const std::string v2_dir = "/sys/fs/cgroup" + own_group(false);
-  const uint64_t v2 = read_number(v2_dir + "/memory.max");
-  uint64_t v2_used = read_number(v2_dir + "/memory.current");
-  if (v2_used != UINT64_MAX) v2_used -= std::min(v2_used, stat_value(v2_dir + "/memory.stat", "file"));
-  if (v2 != UINT64_MAX && v2_used != UINT64_MAX && v2 > v2_used) avail = std::min(avail, v2 - v2_used);
-  return avail;
+  return std::min({avail, cgroup_room(true), cgroup_room(false)});
 }
 
 uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch) {

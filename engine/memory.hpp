@@ -1,4 +1,4 @@
-// DRAM accounting: what this process may use (MemAvailable, capped by a cgroup limit) and what an
+// DRAM accounting: what this process may use (MemAvailable, capped by every cgroup limit above it) and what an
 // in-core run needs, so a too-large SCALE is refused up front with the numbers.
 #pragma once
 #include <cstdint>

@@ -64,14 +64,17 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
   const std::string hdr_path = path + "/" + kHeader;
   File hdr(hdr_path, O_RDONLY);
   const DiskHeader h = read_header<DiskHeader>(hdr, kMagic, kVersion, "Strata CSR");
+  // The checksum first: a damaged field (parts, say) must read as damage, not as a truncated file.
+  const uint64_t tail_bytes = hdr.size() - sizeof h;
+  if (tail_bytes % 8 != 0 || tail_bytes > (uint64_t(1) << 32)) throw Error(hdr_path + " is corrupted (impossible size)");
+  std::vector<uint64_t> tail(tail_bytes / 8);
+  hdr.pread_all(tail.data(), tail.size() * 8, sizeof h);
+  if (hash_all(h, tail) != h.header_hash) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
   if ((h.id_bytes != 4 && h.id_bytes != 8) || h.parts == 0 || h.parts > 4096 || h.hash_block != kCsrHashBlock ||
       h.n > (uint64_t(1) << 40))
     throw Error(hdr_path + " is corrupted (impossible layout fields)");
   const uint64_t arrays = 2 * (uint64_t(h.parts) + 1);
-  if (hdr.size() < sizeof h + arrays * 8) throw Error(hdr_path + " is truncated");
-  std::vector<uint64_t> tail((hdr.size() - sizeof h) / 8);
-  hdr.pread_all(tail.data(), tail.size() * 8, sizeof h);
-  if (hash_all(h, tail) != h.header_hash) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
+  if (tail.size() < arrays) throw Error(hdr_path + " is truncated");
   if (int(h.scale) != scale || h.graph_hash != graph_hash)
     throw Error(fmt::format("{} was built from another graph (SCALE {}, graph checksum {:016x}; this graph: SCALE {}, "
                             "{:016x}): remove it and run again to rebuild",
@@ -99,11 +102,12 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
 
   File meta(path + "/" + kMeta, O_RDONLY);
   if (meta.size() != L.meta_bytes())
-    throw Error(fmt::format("{} has {} bytes, expected {} (truncated or damaged)", meta.path(), meta.size(), L.meta_bytes()));
+    throw Error(fmt::format("{} has {}, expected {} (truncated or damaged)", meta.path(), count_of(meta.size(), "byte"),
+                            L.meta_bytes()));
   for (int p = 0; p < L.parts(); ++p) {
     auto f = std::make_shared<DirectFile>(open_direct(path + "/" + adj_name(p)));
     if (f->file.size() != L.adj_file_bytes(p))
-      throw Error(fmt::format("{} has {} bytes, expected {} (truncated or damaged)", f->file.path(), f->file.size(),
+      throw Error(fmt::format("{} has {}, expected {} (truncated or damaged)", f->file.path(), count_of(f->file.size(), "byte"),
                               L.adj_file_bytes(p)));
     c.adj_.push_back(std::move(f));
   }

@@ -5,7 +5,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -16,8 +19,15 @@ namespace strata {
 std::string errno_message(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
 File::File(const std::string& path, int flags, int mode) : path_(path) {
-  fd_ = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+  // Non-blocking while opening: a FIFO or device in place of a file is refused instead of waited on.
+  fd_ = ::open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK, mode);
   if (fd_ < 0) throw Error(errno_message("cannot open " + path, errno));
+  struct stat st;
+  if (::fstat(fd_, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+    ::close(std::exchange(fd_, -1));
+    throw Error("cannot open " + path + ": not a regular file");
+  }
+  if (!(flags & O_NONBLOCK)) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
 }
 
 File::File(File&& other) noexcept : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
@@ -89,6 +99,35 @@ uint64_t free_bytes_at(const std::string& dir) {
   if (::statvfs(dir.c_str(), &st) != 0) throw Error(errno_message("cannot stat filesystem of " + dir, errno));
   return uint64_t(st.f_bavail) * st.f_frsize;
 }
+
+void check_output_file(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw Error(flag + " needs a file name");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error(fmt::format("{} {}: is a directory", flag, path));
+  const std::string probe = path + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(errno_message(fmt::format("{} {}: cannot write there", flag, path), errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  try {
+    File f(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+    f.write_all(text.data(), text.size());
+    f.sync();
+    f.close();
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(errno_message("cannot rename", errno));
+  } catch (const Error& e) {
+    ::unlink(tmp.c_str());
+    const std::string why = e.what();
+    const size_t colon = why.rfind(": ");  // the cause, without the temporary file's name
+    throw Error("cannot write " + path + (colon == std::string::npos ? "" : why.substr(colon)));
+  }
+}
+
+std::string count_of(uint64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 std::string human_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -34,5 +34,13 @@ void sync_directory(const std::string& path);
 bool path_exists(const std::string& path);
 uint64_t free_bytes_at(const std::string& dir);
 std::string human_bytes(double bytes);
+std::string count_of(uint64_t n, const std::string& noun);  // "1 byte", "2 bytes"
+
+// Checks, before any work, that `path` (given with `flag`, e.g. "--json") can be written: not a directory,
+// in an existing directory where a file can be created. Throws an Error naming the user's path and cause.
+void check_output_file(const std::string& path, const std::string& flag);
+// Writes text to path through a temporary file beside it and a rename, so a reader never sees half a file;
+// a failure (a full disk) removes the temporary file and names the user's path.
+void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace strata

@@ -88,8 +88,8 @@ GraphDir GraphDir::open(const std::string& path) {
   g.edges_ = std::make_shared<File>(path + "/" + kEdgesFile, O_RDONLY);
   const uint64_t size = g.edges_->size();
   if (size < g.data_bytes())
-    throw Error(g.edges_->path() + " is truncated: " + std::to_string(size) + " of " + std::to_string(g.data_bytes()) + " bytes");
-  if (size > g.data_bytes()) throw Error(g.edges_->path() + " has " + std::to_string(size - g.data_bytes()) + " bytes of trailing data");
+    throw Error(g.edges_->path() + " is truncated: " + std::to_string(size) + " of " + count_of(g.data_bytes(), "byte"));
+  if (size > g.data_bytes()) throw Error(g.edges_->path() + " has " + count_of(size - g.data_bytes(), "byte") + " of trailing data");
   return g;
 }
 
