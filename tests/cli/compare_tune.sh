@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `strata compare` and `strata tune`: tables, JSON, CSV, charts, recommendations, refusals.
+source "$(dirname "$0")/lib.sh"
+
+"$strata" generate --scale 12 --out "$tmp/o12" 2>/dev/null
+
+# compare: one row per placement, the same nedge everywhere, JSON per placement, a real PNG.
+PMEM_IS_PMEM_FORCE=1 "$strata" compare --graph "$tmp/o12" --roots 4 --dram-budget 20M --json "$tmp/cmp.json" \
+  --plot "$tmp/cmp.png" >"$tmp/cmp.txt" 2>/dev/null
+expect "compare succeeds" test $? -eq 0
+expect "compare table" bash -c "head -1 '$tmp/cmp.txt' | grep -q 'placement.*harmonic_mean_TEPS.*ratio.*dram_bytes.*storage_bytes_read.*construction_time.*validated' && grep -cE '^(in-core|out-of-core|dax) .* yes$' '$tmp/cmp.txt' | grep -qx 3"
+expect "compare JSON" python3 -c "
+import json; j = json.load(open('$tmp/cmp.json')); p = j['placements']
+assert [x['placement'] for x in p] == ['in-core', 'out-of-core', 'dax']
+assert len({tuple(s['nedge'] for s in x['searches']) for x in p}) == 1 and all(x['nbfs'] == 4 for x in p)"
+expect "compare PNG" bash -c "head -c 8 '$tmp/cmp.png' | od -An -c | grep -q 'P   N   G'"
+expect_error "compare bad placement" "unknown placement 'ssd'" "$strata" compare --graph "$tmp/o12" --placements in-core,ssd
+PATH=/nonexistent "$strata" compare --graph "$tmp/o12" --roots 1 --placements in-core --plot "$tmp/none.png" >/dev/null 2>"$tmp/noplot.err"
+expect "no gnuplot: warned, still succeeds" bash -c "grep -q 'gnuplot not found' '$tmp/noplot.err' && ! test -e '$tmp/none.png'"
+
+# tune: >= 5 points including K = 1, 2, 4, 8, 16, a CSV, a PNG, a recommendation.
+"$strata" tune --graph "$tmp/o12" --dram-budget 20M --roots 2 --csv "$tmp/tune.csv" --plot "$tmp/tune.png" >"$tmp/tune.txt" 2>/dev/null
+expect "tune succeeds" test $? -eq 0
+expect "tune CSV" python3 -c "
+import csv; rows = list(csv.DictReader(open('$tmp/tune.csv')))
+ks = [int(r['on_mem_edges']) for r in rows]
+assert len(rows) >= 5 and {0, 1, 2, 4, 8, 16} <= set(ks), ks
+assert all(r['validated'] == 'yes' and float(r['harmonic_mean_TEPS']) > 0 for r in rows)
+sizes = [int(r['cache_bytes']) for r in rows]; assert sizes == sorted(sizes) and sizes[-1] <= 20 << 20"
+expect "tune recommends" grep -qE "^recommended: --on-mem-edges [0-9]+ \(edge cache .*within 5% of the best TEPS" "$tmp/tune.txt"
+expect "tune PNG" bash -c "head -c 8 '$tmp/tune.png' | od -An -c | grep -q 'P   N   G'"
+expect_error "tune budget too small" "leaves nothing for the edge cache" "$strata" tune --graph "$tmp/o12" --dram-budget 1M
+expect_error "tune placement" "tune sweeps --placement out-of-core or dax" "$strata" tune --graph "$tmp/o12" --dram-budget 1G --placement in-core
+
+finish

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `strata generate` and `info`: the checksum contract, bad specs, atomic writes, damaged directories.
+source "$(dirname "$0")/lib.sh"
+
+# --checksum prints the contract lines (values from GRAPH500.md section 6)
+out=$("$strata" generate --scale 10 --checksum)
+expect "checksum edges" grep -qx "edges: 16384" <<<"$out"
+expect "checksum self_loops" grep -qx "self_loops: 144" <<<"$out"
+expect "checksum fnv line" grep -qE "^fnv1a64: 0x[0-9a-f]{16}$" <<<"$out"
+
+expect_error "SCALE 0" "SCALE must be in 1..40" "$strata" generate --scale 0 --checksum
+expect_error "SCALE 41" "SCALE must be in 1..40" "$strata" run --scale 41
+expect_error "edgefactor 0" "edgefactor must be at least 1" "$strata" generate --scale 5 --edgefactor 0 --checksum
+expect_error "malformed seed" "malformed --seed" "$strata" generate --scale 5 --seed 7 --checksum
+expect_error "malformed seed number" "malformed seed" "$strata" generate --scale 5 --seed 1,x --checksum
+expect_error "negative seed" "malformed seed" "$strata" generate --scale 5 --seed -1,2 --checksum
+expect_error "unknown flag" "--bogus" "$strata" run --scale 5 --bogus
+expect_error "too big for memory" "of memory for an in-core run" "$strata" run --scale 36
+expect_error "unwritable out" "cannot create" "$strata" generate --scale 5 --out /proc/strata-graph
+expect_error "missing graph" "does not exist" "$strata" run --graph "$tmp/nothing"
+
+"$strata" generate --scale 8 --out "$tmp/g" 2>/dev/null
+expect "generate writes a directory" test -f "$tmp/g/graph.hdr"
+expect_error "existing out" "already exists" "$strata" generate --scale 8 --out "$tmp/g"
+expect "info ok" bash -c "'$strata' info '$tmp/g' | grep -qx 'checksums: ok'"
+expect "force replaces" "$strata" generate --scale 9 --out "$tmp/g" --force
+expect "info sees new SCALE" bash -c "'$strata' info '$tmp/g' | grep -qx 'SCALE: 9'"
+
+# A full disk (here a file-size limit) fails the write and leaves nothing behind.
+expect_error "full disk" "cannot write" bash -c "ulimit -f 64; exec '$strata' generate --scale 12 --out '$tmp/full'"
+expect "no partial output" bash -c "! ls '$tmp' | grep -q full"
+
+cp -r "$tmp/g" "$tmp/trunc" && truncate -s -16 "$tmp/trunc/edges.bin"
+expect_error "truncated" "truncated" "$strata" info "$tmp/trunc"
+expect_error "truncated run" "truncated" "$strata" run --graph "$tmp/trunc" --roots 2
+cp -r "$tmp/g" "$tmp/flip" && printf '\x55' | dd of="$tmp/flip/edges.bin" bs=1 seek=1000 conv=notrunc 2>/dev/null
+expect_error "bit flip info" "checksum mismatch" "$strata" info "$tmp/flip"
+expect_error "bit flip run" "checksum mismatch" "$strata" run --graph "$tmp/flip" --roots 2
+cp -r "$tmp/g" "$tmp/magic" && printf 'X' | dd of="$tmp/magic/graph.hdr" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect_error "bad magic" "bad magic" "$strata" info "$tmp/magic"
+
+finish

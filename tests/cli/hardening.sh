@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Bad input and hostile conditions: failed runs' JSON, limits set on parent cgroups, empty partitions,
+# unwritable outputs found before work, read-only DAX, and the one-line messages for small mistakes.
+source "$(dirname "$0")/lib.sh"
+chmod 755 "$tmp"  # read by another user below
+
+"$strata" generate --scale 10 --out "$tmp/g" 2>/dev/null
+
+# A failed validation: the JSON holds no statistics and says why.
+"$strata" run --graph "$tmp/g" --roots 4 --debug-corrupt-search 1 --json "$tmp/bad.json" >/dev/null 2>&1
+expect "a failed run's JSON has no statistics and says why" python3 -c "
+import json; j = json.load(open('$tmp/bad.json'))
+assert j['validated'] is False and 'rule 1' in j['error'], j.get('error')
+assert not [k for k in j if 'TEPS' in k or k.startswith('bfs_') or k.endswith('_nedge')], [k for k in j if 'TEPS' in k]"
+
+# A memory limit on a parent cgroup binds: refused up front, not OOM-killed.
+v1=/sys/fs/cgroup/memory
+if [[ -w $v1 ]] && mkdir "$v1/strata-test-$$" 2>/dev/null; then
+  parent="$v1/strata-test-$$"
+  echo $((256 << 20)) >"$parent/memory.limit_in_bytes"
+  mkdir "$parent/child"
+  in_child() { bash -c "echo \$\$ >'$parent/child/cgroup.procs' && exec \"\$@\"" - "$@"; }
+  expect_error "cgroup v1: a parent's limit refuses an in-core run" "of memory for an in-core run" \
+    in_child "$strata" run --scale 21 --roots 1
+  expect_error "cgroup v1: and an out-of-core budget" "available" \
+    in_child "$strata" run --graph "$tmp/g" --placement out-of-core --dram-budget 1G
+  rmdir "$parent/child" "$parent"
+else
+  skip "cgroup v1 memory groups cannot be created here (not root, or no v1 memory hierarchy)"
+fi
+v2=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+if [[ -n $v2 && -w $v2 ]] && grep -qw memory "$v2/cgroup.controllers" 2>/dev/null &&
+  mkdir "$v2/strata-test-$$" 2>/dev/null; then
+  parent="$v2/strata-test-$$"
+  if echo +memory >"$parent/cgroup.subtree_control" 2>/dev/null && mkdir "$parent/child" &&
+    echo $((256 << 20)) >"$parent/memory.max"; then
+    expect_error "cgroup v2: a parent's memory.max refuses an in-core run" "of memory for an in-core run" \
+      bash -c "echo \$\$ >'$parent/child/cgroup.procs' && exec '$strata' run --scale 21 --roots 1"
+  else
+    skip "cgroup v2: cannot delegate the memory controller here"
+  fi
+  rmdir "$parent/child" 2>/dev/null
+  rmdir "$parent"
+else
+  skip "cgroup v2 memory groups cannot be created here (no cgroup2 mount with the memory controller, or not root)"
+fi
+
+# More partitions than 64-vertex words (empty partitions) work in every placement, with the in-core answers.
+"$strata" run --graph "$tmp/g" --roots 4 --json "$tmp/one.json" >/dev/null
+for placement in in-core out-of-core dax; do
+  rm -f "$tmp/p64.json"
+  PMEM_IS_PMEM_FORCE=1 "$strata" run --graph "$tmp/g" --roots 4 --numa-nodes 64 --placement $placement \
+    --json "$tmp/p64.json" >/dev/null 2>"$tmp/p64.err"
+  expect "64 partitions of SCALE 10, $placement: $(head -c 200 "$tmp/p64.err")" python3 -c "
+import json; a = json.load(open('$tmp/p64.json')); b = json.load(open('$tmp/one.json'))
+assert a['placement'] == '$placement' and a['numa_parts'] == 64 and all(s['valid'] for s in a['searches'])
+assert [s['nedge'] for s in a['searches']] == [s['nedge'] for s in b['searches']]"
+done
+
+# Output paths are checked before any work (nothing printed, no statistics), naming the user's path; a full
+# disk at the end leaves no temporary file and no statistics.
+for bad in /proc/strata-x.json "$tmp"; do
+  out=$("$strata" run --scale 18 --roots 64 --json "$bad" 2>"$tmp/out.err")
+  expect "unwritable --json $bad: refused before work" bash -c "[[ -z '$out' ]] && grep -q -- '--json $bad: ' '$tmp/out.err' && test \$(wc -l <'$tmp/out.err') -eq 1"
+done
+expect_error "unwritable --csv" "--csv /proc/strata.csv: cannot write there" "$strata" tune --graph "$tmp/g" --dram-budget 1G --csv /proc/strata.csv
+expect_error "unwritable --plot" "--plot $tmp: is a directory" "$strata" compare --graph "$tmp/g" --plot "$tmp"
+out=$(bash -c "ulimit -f 1; exec '$strata' run --scale 10 --roots 8 --json '$tmp/full.json'" 2>"$tmp/full.err")
+expect "a full disk: the user's path named, no statistics, no stray file" bash -c "
+  grep -qx 'strata: error: cannot write $tmp/full.json: File too large' '$tmp/full.err' && [[ -z '$out' ]] &&
+  ! ls '$tmp' | grep -q 'full.json'"
+
+# DAX reads a CSR it cannot write (another user's files, a read-only mount): the mapping is read-only.
+"$strata" run --graph "$tmp/g" --roots 1 --placement dax >/dev/null 2>&1
+chmod -R a-w "$tmp/g"
+as_other=()
+[[ $(id -u) -eq 0 ]] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if "${as_other[@]}" "$strata" --version >/dev/null 2>&1; then
+  "${as_other[@]}" "$strata" run --graph "$tmp/g" --roots 2 --placement dax >"$tmp/ro.txt" 2>"$tmp/ro.err"
+  expect "dax on read-only files: $(head -c 200 "$tmp/ro.err")" grep -q '^summary: SCALE 10, dax, 2 of 2 searches validated' "$tmp/ro.txt"
+else
+  skip "cannot run strata as another user here (read-only DAX not checked)"
+fi
+chmod -R u+w "$tmp/g"
+
+# Small mistakes, one clear line each.
+mkdir "$tmp/fifo" && mkfifo "$tmp/fifo/graph.hdr"
+expect_error "a FIFO header is refused, not waited on" "not a regular file" timeout 10 "$strata" info "$tmp/fifo"
+expect_error "--alpha nan" "--alpha: 'nan' is not a positive number" "$strata" run --scale 5 --alpha nan
+expect_error "--beta 0, in a short line" "--beta: '0' is not a positive number" "$strata" run --scale 5 --beta 0
+expect "no 309-digit bounds" bash -c "test \$('$strata' run --scale 5 --alpha -1 2>&1 | wc -c) -lt 100"
+expect_error "--edgefactor -3" "--edgefactor: '-3' is not a non-negative integer" "$strata" generate --scale 5 --edgefactor -3 --checksum
+expect_error "--hub-degree 0" "--hub-degree: '0' is not a positive integer" "$strata" run --scale 5 --hub-degree 0
+expect_error "an unknown command" "unknown command 'frobnicate'" "$strata" frobnicate
+"$strata" run --graph "$tmp/g" --roots 1 --placement out-of-core --dram-budget 32M >/dev/null 2>&1
+printf '\x07' | dd of="$tmp/g/csr-p1/csr.hdr" bs=1 seek=24 conv=notrunc status=none  # the parts field
+expect_error "a damaged parts field reads as damage, and says how to rebuild" \
+  "csr.hdr is corrupted (header checksum mismatch); remove $tmp/g/csr-p1 and run again to rebuild it" \
+  "$strata" run --graph "$tmp/g" --placement out-of-core --dram-budget 32M
+printf 'x' >>"$tmp/g/edges.bin"
+expect_error "one byte, singular" "has 1 byte of trailing data" "$strata" info "$tmp/g"
+
+finish

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Out-of-core runs: the in-core answers, the contract keys, CSR reuse, every refusal and I/O fault.
+source "$(dirname "$0")/lib.sh"
+
+# Out-of-core: same answers as in-core (nedge per root), the contract keys, and every refusal.
+"$strata" generate --scale 11 --out "$tmp/o11" 2>/dev/null
+"$strata" generate --scale 12 --out "$tmp/o12" 2>/dev/null
+"$strata" run --graph "$tmp/o12" --roots 6 --json "$tmp/ic.json" >/dev/null
+"$strata" run --graph "$tmp/o12" --roots 6 --placement out-of-core --dram-budget 40M --on-mem-edges 2 \
+  --json "$tmp/oc.json" >"$tmp/oc.txt"
+expect "out-of-core run succeeds" test $? -eq 0
+expect "out-of-core summary lines" grep -qx "on_mem_edges: 2" "$tmp/oc.txt"
+expect "out-of-core builds its CSR" test -f "$tmp/o12/csr-p1/csr.hdr"
+expect "out-of-core JSON" python3 - "$tmp/ic.json" "$tmp/oc.json" <<'PY'
+import json, sys
+ic, oc = (json.load(open(f)) for f in sys.argv[1:3])
+for k in ["placement", "dram_budget", "on_mem_edges", "edge_cache_bytes", "bytes_read", "io_requests", "csr_reused"]:
+    assert k in oc, k
+assert oc["placement"] == "out-of-core" and oc["on_mem_edges"] == 2 and oc["bytes_read"] > 0 and not oc["csr_reused"]
+assert [s["nedge"] for s in oc["searches"]] == [s["nedge"] for s in ic["searches"]]
+for s in oc["searches"]:
+    assert s["valid"] is True and s["edges_dram"] + s["edges_storage"] == s["edges_examined"] and s["bytes_read"] > 0
+PY
+"$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --json "$tmp/oc2.json" >/dev/null
+expect "the CSR is reused, K from the budget" python3 -c "
+import json; j = json.load(open('$tmp/oc2.json')); assert j['csr_reused'] and j['on_mem_edges_all'], j"
+"$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --trace >/dev/null 2>"$tmp/otrace.txt"
+expect "out-of-core trace has I/O" grep -qE "^trace: .* storage_edges [0-9]+ bytes_read [0-9]+ io_requests [0-9]+$" "$tmp/otrace.txt"
+expect_error "out-of-core needs a graph dir" "needs a graph directory" "$strata" run --scale 10 --placement out-of-core
+expect_error "unknown placement" "unknown --placement" "$strata" run --scale 10 --placement nvram
+expect_error "budget below I/O buffers" "is below the minimum" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 1M
+expect_error "malformed budget" "malformed --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 12Q
+expect_error "cache larger than the budget" "more than --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K --on-mem-edges 100000
+expect_error "budget flags need out-of-core" "apply to --placement out-of-core and dax" "$strata" run --scale 10 --dram-budget 1G
+expect_error "bad request size" "multiple of 4K" "$strata" run --graph "$tmp/o12" --placement out-of-core --io-request 1000
+expect_error "failed read" "read failed: $tmp/o12/csr-p1/adj.0.bin at offset" "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 4K --debug-io-faults eio:30
+"$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 16K --debug-io-faults short:2 >/dev/null
+expect "short reads completed, run validated" test $? -eq 0
+cp -r "$tmp/o11/csr-p1" "$tmp/o11-csr" 2>/dev/null || true
+"$strata" run --graph "$tmp/o11" --roots 1 --placement out-of-core --dram-budget 40M >/dev/null
+rm -rf "$tmp/o12/csr-p1" && cp -r "$tmp/o11/csr-p1" "$tmp/o12/csr-p1"
+expect_error "a CSR of another graph" "was built from another graph (SCALE 11" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 40M
+rm -rf "$tmp/o12/csr-p1"
+"$strata" run --graph "$tmp/o12" --roots 1 --placement out-of-core --dram-budget 40M >/dev/null
+printf 'X' | dd of="$tmp/o12/csr-p1/adj.0.bin" bs=1 seek=5000 conv=notrunc status=none
+expect_error "corrupted adjacency" "adj.0.bin is corrupted: checksum mismatch" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 40M
+truncate -s 4096 "$tmp/o12/csr-p1/adj.0.bin"
+expect_error "truncated adjacency" "adj.0.bin has 4096 bytes, expected" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 40M
+rm "$tmp/o12/csr-p1/adj.0.bin"
+expect_error "missing adjacency" "cannot open $tmp/o12/csr-p1/adj.0.bin" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 40M
+rm -rf "$tmp/o12/csr-p1"
+expect_error "a CSR build that cannot write" "cannot write $tmp/o12/csr-p1.tmp-" bash -c "ulimit -f 100; exec '$strata' run --graph '$tmp/o12' --roots 1 --placement out-of-core --dram-budget 40M"
+expect "nothing half-built is left" bash -c "! ls -d '$tmp/o12/csr-p1'* 2>/dev/null | grep -q ."
+mkdir "$tmp/o12/csr-p1.tmp-999999999"
+"$strata" run --graph "$tmp/o12" --roots 1 --placement out-of-core --dram-budget 40M >/dev/null 2>"$tmp/crash.err"
+expect "an interrupted build is redone" bash -c "grep -q 'removed 1 unfinished CSR build' '$tmp/crash.err' && test -f '$tmp/o12/csr-p1/csr.hdr' && ! test -e '$tmp/o12/csr-p1.tmp-999999999'"
+"$strata" run --graph "$tmp/o12" --roots 3 --placement out-of-core --numa-nodes 3 --dram-budget 40M --on-mem-edges 1 --json "$tmp/oc3.json" >/dev/null
+expect "three partitions, three files, same nedge" python3 -c "
+import json, os
+a = json.load(open('$tmp/oc3.json')); b = json.load(open('$tmp/ic.json'))
+assert all(os.path.exists('$tmp/o12/csr-p3/adj.%d.bin' % p) for p in range(3))
+assert [s['nedge'] for s in a['searches']] == [s['nedge'] for s in b['searches']][:3]"
+
+
+finish

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `strata run`: every statistics key, the JSON contract, traces, and a planted error failing the run.
+source "$(dirname "$0")/lib.sh"
+
+"$strata" generate --scale 9 --out "$tmp/g" 2>/dev/null
+# A run prints every statistics key and writes the JSON contract.
+"$strata" run --graph "$tmp/g" --roots 8 --numa-nodes 2 --json "$tmp/r.json" >"$tmp/run.txt" 2>/dev/null
+expect "run exit 0" test $? -eq 0
+for key in SCALE edgefactor NBFS graph_generation num_mpi_processes construction_time bfs_min_time \
+  bfs_firstquartile_time bfs_median_time bfs_thirdquartile_time bfs_max_time bfs_mean_time bfs_stddev_time \
+  min_nedge firstquartile_nedge median_nedge thirdquartile_nedge max_nedge mean_nedge stddev_nedge bfs_min_TEPS \
+  bfs_firstquartile_TEPS bfs_median_TEPS bfs_thirdquartile_TEPS bfs_max_TEPS bfs_harmonic_mean_TEPS \
+  bfs_harmonic_stddev_TEPS bfs_min_validate bfs_firstquartile_validate bfs_median_validate \
+  bfs_thirdquartile_validate bfs_max_validate bfs_mean_validate bfs_stddev_validate; do
+  expect "block has $key" grep -q "^$key: " "$tmp/run.txt"
+done
+expect "json contract" python3 - "$tmp/r.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+need = ["scale", "edgefactor", "seed", "nbfs", "placement", "threads", "graph_generation", "construction_time",
+        "bfs_harmonic_mean_TEPS", "bfs_median_time", "searches"]
+assert all(k in j for k in need), [k for k in need if k not in j]
+assert j["placement"] == "in-core" and j["nbfs"] == 8 and j["scale"] == 9 and j["seed"] == [2, 3]
+for s in j["searches"]:
+    assert set(["root", "time", "nedge", "teps", "validate_time", "valid"]) <= set(s) and s["valid"] is True
+PY
+"$strata" run --scale 10 --roots 3 --trace >/dev/null 2>"$tmp/trace.txt"
+expect "trace lines" grep -qE "^trace: search 0 root 458 level 0 top-down frontier 1 edges [0-9]+ time" "$tmp/trace.txt"
+
+# A planted error in one search: the statistics are withheld, the search, root and rule are named, exit 1.
+"$strata" run --scale 10 --roots 4 --debug-corrupt-search 2 >"$tmp/bad.txt" 2>"$tmp/bad.err"
+expect "corrupted run exits 1" test $? -eq 1
+expect "names search, root and rule" grep -qE "^validation failed for search 2 \(root 220\): rule 1: .*cycle" "$tmp/bad.txt"
+expect "no statistics after a failure" bash -c "! grep -q TEPS '$tmp/bad.txt'"
+expect "one error line on stderr" bash -c "grep -c . '$tmp/bad.err' | grep -qx 1"
+
+finish
