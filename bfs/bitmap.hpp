@@ -13,6 +13,9 @@ class Bitmap {
  public:
   Bitmap() = default;
   explicit Bitmap(uint64_t bits) : words_((bits + 63) / 64) {}
+  // Readable (as zero, never set) up to readable_bits: testing any id below it is a safe load. Bottom-up
+  // over lists read in place from a mapping looks up every 32-bit id it finds without a range check.
+  Bitmap(uint64_t bits, uint64_t readable_bits) : words_((bits + 63) / 64, (readable_bits + 63) / 64) {}
   uint64_t word_count() const { return words_.size(); }
   uint64_t* words() { return words_.data(); }
   const uint64_t* words() const { return words_.data(); }

@@ -89,6 +89,11 @@ class HybridBfs {
     if (whole_mapping(cache, layout)) {
       all_in_place_ = true;
       whole_base_ = mapped[0];
+      if constexpr (sizeof(Id) == 4) {  // every 32-bit id a safe frontier lookup: no check per entry (9% at SCALE 20)
+        front_ = Bitmap(g.n, uint64_t(1) << 32);
+        next_ = Bitmap(g.n, uint64_t(1) << 32);
+        place_bitmaps();
+      }
       return;
     }
     mapped_ = std::move(mapped);
@@ -100,6 +105,13 @@ class HybridBfs {
   bool registered_buffers() const { return reads_ && reads_->registered_buffers(); }
 
  private:
+  void place_bitmaps() {
+    for (int p = 0; p < parts_.parts(); ++p) {
+      front_.prefer_node(parts_.begin(p) / 64, (parts_.end(p) + 63) / 64, parts_.node[p]);
+      next_.prefer_node(parts_.begin(p) / 64, (parts_.end(p) + 63) / 64, parts_.node[p]);
+    }
+  }
+
   static bool whole_mapping(const EdgeCache<Id>& cache, const CsrLayout& layout) {
     return cache.adj.size() == 0 && layout.parts() == 1;
   }
@@ -112,9 +124,8 @@ class HybridBfs {
       cur_.emplace_back(parts.end(p) - parts.begin(p));
       next_queue_.emplace_back(parts.end(p) - parts.begin(p));
       parent_.prefer_node(parts.begin(p), parts.end(p), parts.node[p]);
-      front_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
-      next_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
     }
+    place_bitmaps();
     cur_size_.assign(k, 0);
     next_size_ = std::vector<std::atomic<uint64_t>>(k);
     claim_ = std::vector<std::atomic<uint64_t>>(k);
@@ -144,7 +155,8 @@ class HybridBfs {
           old_awake = awake;
           const double t0 = omp_get_wtime();
           uint64_t examined = 0;
-          awake = bottom_up_step(examined);
+          // Lists read in place from a mapping are range-checked; DRAM lists are not (one dispatch a step).
+          awake = all_in_place_ ? bottom_up_step<true>(examined) : bottom_up_step<false>(examined);
           check_storage_ids();
           record(stats, true, old_awake, examined, t0);
           front_.swap(next_);
@@ -157,7 +169,7 @@ class HybridBfs {
         const double t0 = omp_get_wtime();
         uint64_t examined = 0;
         const uint64_t expanded = frontier;
-        frontier = top_down_step(scout, examined);
+        frontier = all_in_place_ ? top_down_step<true>(scout, examined) : top_down_step<false>(scout, examined);
         check_storage_ids();
         record(stats, false, expanded, examined, t0);
       }
@@ -226,6 +238,28 @@ class HybridBfs {
     const Id* none = nullptr;
     bad_entry_.compare_exchange_strong(none, at, std::memory_order_relaxed);
   }
+  // Bottom-up over a tail read in place from a mapping: the first neighbour in the frontier (kNone if none,
+  // or if an entry is no vertex id, which is noted). Out of line: it is the cold path of the in-core loop,
+  // whose code it would otherwise slow down (measured: 7% at SCALE 20).
+  [[gnu::noinline]] Id mapped_tail_parent(const uint64_t* front, const Id* first, const Id* last, uint64_t& scanned) {
+    const Id* it = first_marked_or_invalid(front, first, last, g_.n);
+    scanned += uint64_t(std::min(it + 1, last) - first);
+    if (it == last) return kNone;
+    const Id found = *it;
+    if (found < g_.n) return found;
+    note_bad(it);
+    return kNone;
+  }
+
+  // Whether every id in [first, last) (read in place from a mapping) is a vertex; notes the first that is not.
+  bool ids_in_range(const Id* first, const Id* last) {
+    Id max = 0;
+    for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
+    if (max < g_.n) [[likely]] return true;
+    const Id* bad = std::find_if(first, last, [&](Id v) { return v >= g_.n; });
+    note_bad(bad == last ? first : bad);  // (changed again meanwhile: report where the list starts)
+    return false;
+  }
   void check_storage_ids() const {
     const Id* at = bad_entry_.load(std::memory_order_relaxed);
     if (!at) return;
@@ -246,6 +280,8 @@ class HybridBfs {
     for (auto& c : claim_) c.store(0, std::memory_order_relaxed);
   }
 
+  // kChecked: adj_ is a mapping (DAX without a cache), so its ids are checked before use.
+  template <bool kChecked>
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined) {
     const int k = parts_.parts();
     std::vector<uint64_t> chunks(k);
@@ -263,16 +299,11 @@ class HybridBfs {
       l.clear();
     };
     // Claims the unvisited among v's neighbours [first, last); returns the degrees it adds to the frontier.
-    const uint64_t n = g_.n;
     auto expand = [&](Id u, const Id* first, const Id* last) {
       std::vector<std::vector<Id>>& mine = local[omp_get_thread_num()];
       uint64_t added = 0;
       for (const Id* it = first; it != last; ++it) {
         const Id v = *it;
-        if (v >= n) [[unlikely]] {  // only a mapped file changed under the search can hold one
-          note_bad(it);
-          continue;
-        }
         if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNone) continue;
         Id expected = kNone;
         if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
@@ -293,13 +324,13 @@ class HybridBfs {
         const Id u = cur_[p][i];
         const uint64_t b = off_[u], e = off_[u + 1];
         new_examined += e - b;
-        new_scout += expand(u, adj_ + b, adj_ + e);
+        if (!kChecked || ids_in_range(adj_ + b, adj_ + e)) new_scout += expand(u, adj_ + b, adj_ + e);
         if (tails && e - b < g_.degree(u)) {
           if (mapped) {
             const Id* list = mapped_[p] + (g_.offsets[u] - mapped_first_[p]);  // u's whole list, in place
             const uint64_t degree = g_.degree(u);
             in_place += degree - (e - b);
-            new_scout += expand(u, list + (e - b), list + degree);
+            if (ids_in_range(list + (e - b), list + degree)) new_scout += expand(u, list + (e - b), list + degree);
           } else {
             reads_->mark(u);
           }
@@ -311,7 +342,7 @@ class HybridBfs {
     if (tails && !mapped) {
       std::atomic<uint64_t> tail_scout{0};
       reads_->read([&](Id u, const Id* first, const Id* last) {
-        tail_scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
+        tail_scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);  // checked by reads_
         return uint64_t(last - first);
       }, level_io_);
       new_scout += tail_scout.load();
@@ -330,6 +361,7 @@ class HybridBfs {
     return total;
   }
 
+  template <bool kChecked>
   uint64_t bottom_up_step(uint64_t& examined) {
     const int k = parts_.parts();
     std::vector<uint64_t> chunks(k);
@@ -339,7 +371,7 @@ class HybridBfs {
     const uint64_t* front = front_.words();
     uint64_t* next = next_.words();
     uint64_t* tails = has_tails_ && reads_ ? reads_->mark_words() : nullptr;
-    const bool mapped = has_tails_ && !mapped_.empty(), whole = all_in_place_;
+    const bool mapped = has_tails_ && !mapped_.empty();
     const uint64_t n = g_.n;
     uint64_t in_place = 0;
 #pragma omp parallel reduction(+ : awake, new_examined, in_place)
@@ -355,28 +387,23 @@ class HybridBfs {
         for (uint64_t v = w * 64; v < v_end; ++v) {
           const uint64_t end = off_[v + 1];
           if (parent_[v] == kNone) {
-            const Id* hit = whole ? first_marked_or_invalid(front, adj_ + begin, adj_ + end, n)
-                                  : first_marked(front, adj_ + begin, adj_ + end);
+            const Id* hit;
+            if constexpr (kChecked && sizeof(Id) == 8) hit = first_marked_or_invalid(front, adj_ + begin, adj_ + end, n);
+            else hit = first_marked(front, adj_ + begin, adj_ + end);  // 32-bit ids: the bitmaps' guard makes it safe
             const uint64_t i = uint64_t(hit - adj_);
             new_examined += std::min(i + 1, end) - begin;
-            const Id found = i < end ? *hit : kNone;
-            if (i < end && found >= n) {
-              note_bad(hit);
+            if (kChecked && i < end && adj_[i] >= n) [[unlikely]] {
+              note_bad(adj_ + i);
             } else if (i < end) {
-              parent_[v] = found;
+              parent_[v] = adj_[i];
               bits |= uint64_t(1) << (v & 63);
               ++awake;
             } else if (tails && end - begin < g_.degree(v)) {
               tail_bits |= uint64_t(1) << (v & 63);
             } else if (mapped && end - begin < g_.degree(v)) {  // the tail, in place
-              const Id* first = part_lists + (g_.offsets[v] - part_first) + (end - begin);
-              const Id* last = part_lists + (g_.offsets[v + 1] - part_first);
-              const Id* it = first_marked_or_invalid(front, first, last, n);
-              in_place += uint64_t(std::min(it + 1, last) - first);
-              const Id found = it != last ? *it : kNone;
-              if (it != last && found >= n) {
-                note_bad(it);
-              } else if (it != last) {
+              const Id found = mapped_tail_parent(front, part_lists + (g_.offsets[v] - part_first) + (end - begin),
+                                                  part_lists + (g_.offsets[v + 1] - part_first), in_place);
+              if (found != kNone) {
                 parent_[v] = found;
                 bits |= uint64_t(1) << (v & 63);
                 ++awake;

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "storage/error.hpp"
@@ -25,6 +26,12 @@ PageRegion::PageRegion(size_t bytes) : bytes_(bytes) {
   if (p == MAP_FAILED) throw Error(errno_message("cannot allocate " + human_bytes(double(bytes)), errno));
   ::madvise(p, bytes, MADV_HUGEPAGE);  // fewer TLB misses on big random-access arrays; a hint only
   base_ = p;
+}
+
+PageRegion::PageRegion(size_t bytes, size_t readable_bytes) : PageRegion(std::max(bytes, readable_bytes)) {
+  const size_t ps = page_size(), writable = (bytes + ps - 1) / ps * ps;
+  if (base_ && writable < bytes_ && ::mprotect(static_cast<char*>(base_) + writable, bytes_ - writable, PROT_READ) != 0)
+    throw Error(errno_message("cannot protect a guard region", errno));
 }
 
 PageRegion& PageRegion::operator=(PageRegion&& o) noexcept {

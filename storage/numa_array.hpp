@@ -12,6 +12,9 @@ class PageRegion {
  public:
   PageRegion() = default;
   explicit PageRegion(size_t bytes);
+  // bytes of memory followed, up to readable_bytes, by pages that read as zero and cannot be written: any
+  // index below readable_bytes is a safe load (costs address space only, never memory).
+  PageRegion(size_t bytes, size_t readable_bytes);
   PageRegion(PageRegion&& o) noexcept : base_(std::exchange(o.base_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
   PageRegion& operator=(PageRegion&& o) noexcept;
   PageRegion(const PageRegion&) = delete;
@@ -40,6 +43,7 @@ class NumaArray {
  public:
   NumaArray() = default;
   explicit NumaArray(size_t n) : region_(n * sizeof(T)), size_(n) {}
+  NumaArray(size_t n, size_t readable_n) : region_(n * sizeof(T), readable_n * sizeof(T)), size_(n) {}
   T* data() const { return static_cast<T*>(region_.base()); }
   size_t size() const { return size_; }
   size_t bytes() const { return size_ * sizeof(T); }
