@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -512,9 +514,14 @@ int run_graph500(const RunConfig& given, nlohmann::json* result) {
   config.load_at_start = load_average();
   if (config.threads > 0) omp_set_num_threads(config.threads);
   // Held for the whole run: `generate --force` cannot replace the directory under it (nor its CSR).
+  // A lock held only for a moment (a --force that is refused, a probe) is waited out for up to 2 s.
   DirLock graph_lock;
-  if (!config.graph_dir.empty() && path_exists(config.graph_dir) &&
-      !DirLock::try_lock(config.graph_dir, DirLock::kShared, graph_lock))
+  bool locked = config.graph_dir.empty() || !path_exists(config.graph_dir);
+  for (int attempt = 0; !locked && attempt < 20; ++attempt) {
+    locked = DirLock::try_lock(config.graph_dir, DirLock::kShared, graph_lock);
+    if (!locked) ::usleep(100000);
+  }
+  if (!locked)
     throw Error(config.graph_dir + " is being replaced by another strata process (generate --force); run again when it "
                                    "has finished");
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;

@@ -19,18 +19,24 @@ namespace {
 using test::depths;
 using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
-std::vector<int> boost_distances(const KroneckerSpec& spec, uint64_t root) {
+BoostGraph boost_graph(const KroneckerSpec& spec) {
   Kronecker gen(spec);
   std::vector<Edge> edges(spec.edge_count());
   gen.generate(0, edges.size(), edges.data());
   BoostGraph g(spec.vertex_count());
   for (const Edge& e : edges)
     if (e.u != e.v) boost::add_edge(e.u, e.v, g);
-  std::vector<int> dist(spec.vertex_count(), -1);
+  return g;
+}
+
+std::vector<int> boost_distances(const BoostGraph& g, uint64_t root) {
+  std::vector<int> dist(boost::num_vertices(g), -1);
   dist[root] = 0;
   boost::breadth_first_search(g, root, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
   return dist;
 }
+
+std::vector<int> boost_distances(const KroneckerSpec& spec, uint64_t root) { return boost_distances(boost_graph(spec), root); }
 
 
 std::vector<uint64_t> first_roots(const Csr<uint32_t>& g, const KroneckerSpec& spec, int count) {
@@ -48,16 +54,20 @@ TEST(HybridBfs, LevelsEqualBoostInEveryModeAndPartitioning) {
       GeneratedEdges source{Kronecker(spec)};
       Csr<uint32_t> g = build_csr<uint32_t>(source);
       const auto roots = first_roots(g, spec, 2);
+      const BoostGraph oracle = boost_graph(spec);  // once per graph, not per partitioning and direction
+      std::vector<std::vector<int>> want;
+      for (uint64_t root : roots) want.push_back(boost_distances(oracle, root));
       for (int parts : {1, 2, 3, 4}) {
         Partitioning p = partition_by_work(g, parts, topo);
         for (Direction dir : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
           HybridBfs<uint32_t> bfs(g, p, BfsOptions{.alpha = 15, .beta = 18, .direction = dir});
-          for (uint64_t root : roots) {
+          for (size_t r = 0; r < roots.size(); ++r) {
+            const uint64_t root = roots[r];
             SCOPED_TRACE(testing::Message() << "SCALE " << scale << " seed " << seed << " parts " << parts
                                             << " direction " << int(dir) << " root " << root);
             std::vector<uint32_t> parent(g.n);
             bfs.search(internal_ids(g, {root})[0], parent.data());
-            ASSERT_EQ(depths(parent, root), boost_distances(spec, root));
+            ASSERT_EQ(depths(parent, root), want[r]);
             const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
             SearchToCheck<uint32_t> check{root, parent.data(), nedge};
             auto verdict = validate_searches<uint32_t>(source, {&check, 1});
@@ -68,6 +78,36 @@ TEST(HybridBfs, LevelsEqualBoostInEveryModeAndPartitioning) {
       }
     }
   EXPECT_EQ(checked, 4 * 3 * 4 * 3 * 2);
+}
+
+// A graph drawn by hand, with its parents and levels known: two paths to 3, a pendant 4, a separate edge
+// 5-6, an isolated 7. Every direction, 1..4 partitions (on 8 vertices the later ones are empty).
+TEST(HybridBfs, HandDrawnGraphHasTheKnownLevelsAndParents) {
+  const test::ListedEdges graph(3, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {5, 6}, {1, 0}});
+  const Csr<uint32_t> g = build_csr<uint32_t>(graph);
+  const uint32_t kNone = Csr<uint32_t>::kNone;
+  for (int parts : {1, 2, 3, 4}) {
+    const Partitioning p = partition_by_work(g, parts, Topology::detect());
+    for (Direction dir : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
+      SCOPED_TRACE(testing::Message() << "parts " << parts << " direction " << int(dir));
+      HybridBfs<uint32_t> bfs(g, p, BfsOptions{.direction = dir});
+      std::vector<uint32_t> parent(g.n);
+      bfs.search(internal_ids(g, {0})[0], parent.data());
+      EXPECT_EQ(depths(parent, 0), (std::vector<int>{0, 1, 1, 2, 3, -1, -1, -1}));
+      EXPECT_EQ(parent[0], 0u);
+      EXPECT_EQ(parent[1], 0u);
+      EXPECT_EQ(parent[2], 0u);
+      EXPECT_TRUE(parent[3] == 1 || parent[3] == 2) << parent[3];
+      EXPECT_EQ(parent[4], 3u);
+      EXPECT_EQ(parent[5], kNone);
+      EXPECT_EQ(parent[7], kNone);
+      const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
+      EXPECT_EQ(nedge, 6u);  // five edges among reached vertices, 0-1 listed twice (the reference counts tuples)
+      SearchToCheck<uint32_t> check{0, parent.data(), nedge};
+      const auto verdict = validate_searches<uint32_t>(graph, {&check, 1});
+      EXPECT_TRUE(verdict[0].valid) << verdict[0].message;
+    }
+  }
 }
 
 TEST(HybridBfs, SixtyFourBitIdsAgree) {

@@ -1,9 +1,16 @@
 // Helpers shared by the tests: a scratch directory removed at the end of the test; BFS depths of a
-// parent array.
+// parent array; a small hand-drawn graph as an edge source.
 #pragma once
 #include <unistd.h>
 
+#include "generators/edge_stream.hpp"
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,7 +21,9 @@ class TempDir {
  public:
   TempDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "strata-test-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
+    const char* made = ::mkdtemp(tmpl.data());
+    if (!made) throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
+    path_ = made;
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
   const std::string& path() const { return path_; }
@@ -38,5 +47,24 @@ std::vector<int> depths(const std::vector<Id>& parent, uint64_t root) {
   }
   return d;
 }
+
+// A hand-drawn graph as an edge source: the listed edges on 2^scale vertices, padded with self-loops (which
+// kernel 1, nedge and validation ignore) up to edgefactor * 2^scale tuples, in one chunk.
+struct ListedEdges {
+  KroneckerSpec spec_;
+  std::vector<Edge> edges;
+  ListedEdges(int scale, std::vector<Edge> listed) : spec_{scale, 1, 1, 1}, edges(std::move(listed)) {
+    while (spec_.edge_count() < edges.size()) ++spec_.edgefactor;
+    edges.resize(spec_.edge_count(), Edge{0, 0});
+  }
+  const KroneckerSpec& spec() const { return spec_; }
+  uint64_t chunk_edges() const { return edges.size(); }
+  uint64_t chunk_count() const { return 1; }
+  std::span<const Edge> read_chunk(uint64_t, ChunkBuffer&) const { return edges; }
+  template <class Fn>
+  void for_each_edge_chunk(Fn&& fn) const {
+    for_each_chunk(*this, std::forward<Fn>(fn));
+  }
+};
 
 }  // namespace strata::test

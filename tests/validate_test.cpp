@@ -17,9 +17,10 @@ namespace {
 
 constexpr uint32_t kNone = uint32_t(-1);
 
+// One correct search, built once for the suite; each test plants its error into a copy.
 class PlantedErrors : public ::testing::Test {
  protected:
-  void SetUp() override {
+  static void SetUpTestSuite() {
     g = build_csr<uint32_t>(source);
     Partitioning p = partition_by_work(g, 1, Topology::detect());
     HybridBfs<uint32_t> bfs(g, p, BfsOptions{});
@@ -37,6 +38,7 @@ class PlantedErrors : public ::testing::Test {
         level[v] = d;
       }
   }
+  static void TearDownTestSuite() { g = Csr<uint32_t>(); }
   Verdict check(const std::vector<uint32_t>& p, uint64_t claimed) {
     SearchToCheck<uint32_t> c{root, p.data(), claimed};
     return validate_searches<uint32_t>(source, {&c, 1})[0];
@@ -58,14 +60,14 @@ class PlantedErrors : public ::testing::Test {
     EXPECT_TRUE(named) << what << ": " << v.message;
   }
 
-  KroneckerSpec spec{10, 16, 2, 3};
-  GeneratedEdges source{Kronecker(spec)};
-  Csr<uint32_t> g;
-  const uint64_t root = 458;
-  std::vector<uint32_t> parent;
-  std::vector<std::vector<uint64_t>> adjacent;
-  std::vector<int> level;
-  uint64_t nedge = 0;
+  static inline const KroneckerSpec spec{10, 16, 2, 3};
+  static inline const GeneratedEdges source{Kronecker(spec)};
+  static inline Csr<uint32_t> g;
+  static constexpr uint64_t root = 458;
+  static inline std::vector<uint32_t> parent;
+  static inline std::vector<std::vector<uint64_t>> adjacent;
+  static inline std::vector<int> level;
+  static inline uint64_t nedge = 0;
 };
 
 TEST_F(PlantedErrors, CorrectResultPasses) {

@@ -36,16 +36,16 @@ done
 # generate --force while a run uses the directory: refused; after the run, it replaces it.
 "$strata" generate --scale 17 --out "$tmp/live" 2>/dev/null
 "$strata" run --graph "$tmp/live" --roots 64 --placement out-of-core --dram-budget 64M --json "$tmp/live-run.json" \
-  >/dev/null 2>&1 &
+  >/dev/null 2>"$tmp/live-run.err" &
 run=$!
 if wait_locked "$tmp/live"; then
   expect_error "--force refuses a directory in use" "is in use by another strata process" \
     "$strata" generate --scale 10 --out "$tmp/live" --force
 else
-  expect "the run takes its lock" false
+  expect "the run takes its lock: $(cat "$tmp/live-run.err")" false
 fi
 wait $run
-expect "the run went on unharmed" python3 -c "
+expect "the run went on unharmed: $(cat "$tmp/live-run.err")" python3 -c "
 import json; j = json.load(open('$tmp/live-run.json')); assert j['scale'] == 17 and all(s['valid'] for s in j['searches'])"
 expect "--force works once the directory is free" "$strata" generate --scale 10 --out "$tmp/live" --force
 expect "and nothing is left beside it" bash -c "! ls -d '$tmp/live.'* 2>/dev/null | grep -q ."
