@@ -8,7 +8,7 @@
 #include "apps/plot.hpp"
 #include "apps/report.hpp"
 #include "apps/tools.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 
 namespace strata {

@@ -18,7 +18,7 @@
 #include "generators/edge_digest.hpp"
 #include "generators/kronecker.hpp"
 #include "storage/atomic_dir.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "storage/uring_reader.hpp"

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 
 extern char** environ;

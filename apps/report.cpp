@@ -8,7 +8,7 @@
 #include <map>
 #include <cstdio>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "validate/stats.hpp"
 

@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/ids.hpp"
 #include "apps/progress.hpp"
 #include "apps/report.hpp"
 #include "apps/run_config.hpp"
@@ -29,7 +30,7 @@
 #include "generators/edge_stream.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "storage/pmem_map.hpp"
@@ -342,7 +343,7 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
     search_stats.back().levels.clear();
     if (cfg.corrupt_search == int(i)) {  // a planted error, after timing: proves the run catches it
       for (uint64_t v = 0; v < g.n; ++v)
-        if (parent[v] != Csr<Id>::kNone && v != roots[i]) {
+        if (parent[v] != kNoVertex<Id> && v != roots[i]) {
           parent[v] = Id(v);
           break;
         }

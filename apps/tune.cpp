@@ -17,7 +17,7 @@
 #include "engine/edge_cache.hpp"
 #include "engine/topology.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "core/ids.hpp"
 #include "bfs/bitmap.hpp"
 #include "engine/csr.hpp"
 #include "engine/edge_cache.hpp"
@@ -59,8 +60,6 @@ struct SearchStats {
 template <class Id>
 class HybridBfs {
  public:
-  static constexpr Id kNone = Csr<Id>::kNone;
-
   // In-core: every list in DRAM. The search keeps references to g and parts (not to temporaries).
   HybridBfs(const Csr<Id>& g, const Partitioning& parts, const BfsOptions& options)
       : HybridBfs(g, g.adj.data(), g.offsets, parts, options) {}
@@ -136,7 +135,7 @@ class HybridBfs {
 
  public:
   // Searches from internal vertex `root`; writes parent_out[input label] = parent's input label (root: itself,
-  // unreached: kNone). Resetting the state and translating labels are part of the search.
+  // unreached: kNoVertex<Id>). Resetting the state and translating labels are part of the search.
   SearchStats search(Id root, Id* parent_out) {
     SearchStats stats;
     reset();
@@ -178,7 +177,7 @@ class HybridBfs {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) {
       const Id p = parent_[v];
-      parent_out[to_input[v]] = p == kNone ? kNone : to_input[p];
+      parent_out[to_input[v]] = p == kNoVertex<Id> ? kNoVertex<Id> : to_input[p];
     }
     return stats;
   }
@@ -193,7 +192,7 @@ class HybridBfs {
   uint64_t reached_raw_degree_sum() const {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < g_.n; ++v) sum += parent_[v] != kNone ? g_.raw_degree(v) : 0;
+    for (uint64_t v = 0; v < g_.n; ++v) sum += parent_[v] != kNoVertex<Id> ? g_.raw_degree(v) : 0;
     return sum;
   }
 
@@ -214,7 +213,7 @@ class HybridBfs {
 
   void reset() {
 #pragma omp parallel for schedule(static)
-    for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNone;
+    for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNoVertex<Id>;
     if (reads_) reads_->clear();  // a search ended by a read error leaves marks
     bad_entry_.store(nullptr, std::memory_order_relaxed);
     level_io_ = LevelIo{};
@@ -238,17 +237,17 @@ class HybridBfs {
     const Id* none = nullptr;
     bad_entry_.compare_exchange_strong(none, at, std::memory_order_relaxed);
   }
-  // Bottom-up over a tail read in place from a mapping: the first neighbour in the frontier (kNone if none,
+  // Bottom-up over a tail read in place from a mapping: the first neighbour in the frontier (kNoVertex<Id> if none,
   // or if an entry is no vertex id, which is noted). Out of line: it is the cold path of the in-core loop,
   // whose code it would otherwise slow down (measured: 7% at SCALE 20).
   [[gnu::noinline]] Id mapped_tail_parent(const uint64_t* front, const Id* first, const Id* last, uint64_t& scanned) {
     const Id* it = first_marked_or_invalid(front, first, last, g_.n);
     scanned += uint64_t(std::min(it + 1, last) - first);
-    if (it == last) return kNone;
+    if (it == last) return kNoVertex<Id>;
     const Id found = *it;
     if (found < g_.n) return found;
     note_bad(it);
-    return kNone;
+    return kNoVertex<Id>;
   }
 
   // Whether every id in [first, last) (read in place from a mapping) is a vertex; notes the first that is not.
@@ -304,8 +303,8 @@ class HybridBfs {
       uint64_t added = 0;
       for (const Id* it = first; it != last; ++it) {
         const Id v = *it;
-        if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNone) continue;
-        Id expected = kNone;
+        if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNoVertex<Id>) continue;
+        Id expected = kNoVertex<Id>;
         if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
           const int q = k == 1 ? 0 : parts_.part_of(v);
           mine[q].push_back(v);
@@ -386,7 +385,7 @@ class HybridBfs {
         uint64_t begin = w * 64 < v_end ? off_[w * 64] : 0;
         for (uint64_t v = w * 64; v < v_end; ++v) {
           const uint64_t end = off_[v + 1];
-          if (parent_[v] == kNone) {
+          if (parent_[v] == kNoVertex<Id>) {
             const Id* hit;
             if constexpr (kChecked && sizeof(Id) == 8) hit = first_marked_or_invalid(front, adj_ + begin, adj_ + end, n);
             else hit = first_marked(front, adj_ + begin, adj_ + end);  // 32-bit ids: the bitmaps' guard makes it safe
@@ -403,7 +402,7 @@ class HybridBfs {
             } else if (mapped && end - begin < g_.degree(v)) {  // the tail, in place
               const Id found = mapped_tail_parent(front, part_lists + (g_.offsets[v] - part_first) + (end - begin),
                                                   part_lists + (g_.offsets[v + 1] - part_first), in_place);
-              if (found != kNone) {
+              if (found != kNoVertex<Id>) {
                 parent_[v] = found;
                 bits |= uint64_t(1) << (v & 63);
                 ++awake;
@@ -421,7 +420,7 @@ class HybridBfs {
     if (tails) {
       std::atomic<uint64_t> found{0};
       reads_->read([&](Id v, const Id* first, const Id* last) {
-        if (parent_[v] != kNone) return uint64_t(0);  // found in an earlier piece of a long list
+        if (parent_[v] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long list
         const Id* it = first_marked(front, first, last);
         if (it == last) return uint64_t(last - first);
         parent_[v] = *it;
@@ -475,7 +474,7 @@ class HybridBfs {
   const BlockOffsets& off_;   // their bounds
   const Partitioning& parts_;
   BfsOptions opt_;
-  NumaArray<Id> parent_;  // internal ids; kNone = not reached
+  NumaArray<Id> parent_;  // internal ids; kNoVertex<Id> = not reached
   Bitmap front_, next_;
   std::vector<NumaArray<Id>> cur_, next_queue_;  // per-part frontier queues (a vertex enters once)
   std::vector<uint64_t> cur_size_;

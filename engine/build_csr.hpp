@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/ids.hpp"
 #include "engine/csr.hpp"
 #include "generators/kronecker.hpp"
 
@@ -112,12 +113,11 @@ NumaArray<Id> invert_labels(const NumaArray<Id>& label) {
 }
 
 // Sorts and deduplicates `count` lists in place: list i is adj[offsets[i] - offsets[0], offsets[i+1] - offsets[0]),
-// ids below id_limit. A list that shrank ends with a kNone sentinel (larger than any id, so it cannot be
+// ids below id_limit. A list that shrank ends with a kNoVertex<Id> sentinel (larger than any id, so it cannot be
 // mistaken for a neighbour). Lists come ordered by length (ids are degree-ordered), so the long lists (most
 // of the entries) come first: one list at a time with a radix sort, then the short ones with std::sort.
 template <class Id>
 void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint64_t id_limit) {
-  constexpr Id kNone = Id(-1);
   const uint64_t base = offsets[0];
   uint64_t long_lists = 0, hi = count;  // list lengths do not increase with the id
   while (long_lists < hi) {
@@ -131,7 +131,7 @@ void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint
     std::vector<Id> scratch;
     auto dedup = [&](Id* first, Id* last) {
       Id* end = std::unique(first, last);
-      if (end != last) *end = kNone;
+      if (end != last) *end = kNoVertex<Id>;
     };
 #pragma omp for schedule(dynamic, 1) nowait
     for (uint64_t v = 0; v < long_lists; ++v) {
@@ -156,7 +156,6 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
   using build_detail::kBatch;
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
-  constexpr Id kNone = Csr<Id>::kNone;
   Csr<Id> g;
   g.n = n;
   NumaArray<Id> label;  // internal id of each input label
@@ -176,12 +175,12 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
       for (size_t j = 0; j < nb; ++j) {
         const Edge& e = edges[i + j];
         a[j] = label[e.u];
-        b[j] = e.u == e.v ? kNone : label[e.v];
+        b[j] = e.u == e.v ? kNoVertex<Id> : label[e.v];
         __builtin_prefetch(&offsets[a[j]], 1);
-        __builtin_prefetch(&offsets[b[j] == kNone ? a[j] : b[j]], 1);
+        __builtin_prefetch(&offsets[b[j] == kNoVertex<Id> ? a[j] : b[j]], 1);
       }
       for (size_t j = 0; j < nb; ++j) {
-        if (b[j] == kNone) continue;  // a self-loop
+        if (b[j] == kNoVertex<Id>) continue;  // a self-loop
         g.adj[build_detail::fetch_add(offsets[a[j]], uint64_t(1))] = b[j];
         g.adj[build_detail::fetch_add(offsets[b[j]], uint64_t(1))] = a[j];
       }
@@ -201,7 +200,7 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
   for (uint64_t v = 0; v < n; ++v) {
     const uint64_t old_end = offsets[v + 1];
     const Id* list = g.adj.data() + old_begin;
-    const uint64_t kept = uint64_t(std::find(list, list + (old_end - old_begin), kNone) - list);
+    const uint64_t kept = uint64_t(std::find(list, list + (old_end - old_begin), kNoVertex<Id>) - list);
     if (write != old_begin) std::memmove(g.adj.data() + write, list, kept * sizeof(Id));
     offsets[v] = write;
     const uint64_t removed = old_end - old_begin - kept;

@@ -12,11 +12,12 @@
 
 #include <fmt/format.h>
 
+#include "core/ids.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/csr.hpp"
 #include "engine/topology.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 
@@ -34,7 +35,6 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   const double t0 = omp_get_wtime();
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
-  constexpr Id kNone = Csr<Id>::kNone;
   NumaArray<Id> label;
   NumaArray<uint64_t> raw = order_by_degree<Id>(source, label, progress);
   const uint64_t max_list = n > 0 ? raw[1] - raw[0] : 0;  // vertex 0 has the highest degree
@@ -94,7 +94,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
       for (uint64_t v = lo; v < hi; ++v) {
         const Id* list = buffer.data() + (raw[v] - base);
         const uint64_t len = raw[v + 1] - raw[v];
-        const uint64_t kept = uint64_t(std::find(list, list + len, kNone) - list);
+        const uint64_t kept = uint64_t(std::find(list, list + len, kNoVertex<Id>) - list);
         if (kept_total != raw[v] - base) std::memmove(buffer.data() + kept_total, list, kept * sizeof(Id));
         offsets[v] = written + kept_total;
         const uint64_t removed = len - kept;

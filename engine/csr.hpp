@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "core/ids.hpp"
 #include "engine/block_offsets.hpp"
 #include "storage/numa_array.hpp"
 
@@ -14,8 +15,6 @@ namespace strata {
 
 template <class Id>
 struct Csr {
-  static constexpr Id kNone = Id(-1);
-
   static constexpr uint8_t kManyDuplicates = 255;
 
   uint64_t n = 0;
@@ -48,7 +47,7 @@ std::vector<Id> internal_ids(const Csr<Id>& g, const std::vector<uint64_t>& labe
   std::vector<std::pair<uint64_t, size_t>> sorted;
   for (size_t i = 0; i < labels.size(); ++i) sorted.push_back({labels[i], i});
   std::sort(sorted.begin(), sorted.end());
-  std::vector<Id> ids(labels.size(), Csr<Id>::kNone);
+  std::vector<Id> ids(labels.size(), kNoVertex<Id>);
 #pragma omp parallel for
   for (uint64_t v = 0; v < g.n; ++v) {
     auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{g.to_input[v], 0});

@@ -14,7 +14,7 @@
 #include "engine/csr.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/uring_reader.hpp"
 
 namespace strata {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 
 namespace strata {
 

@@ -4,43 +4,17 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
 #include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "generators/kronecker.hpp"
 
 namespace strata {
 
 inline constexpr uint64_t kDefaultEdgeChunk = uint64_t(1) << 16;
-
-// An exception may not leave an OpenMP region: the first one is kept, later work is skipped, and it is
-// rethrown by the thread that started the region.
-class FirstError {
- public:
-  template <class F>
-  void run(F&& f) {
-    if (failed_.load(std::memory_order_relaxed)) return;
-    try {
-      f();
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      if (!error_) error_ = std::current_exception();
-      failed_ = true;
-    }
-  }
-  void rethrow() {
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  std::atomic<bool> failed_{false};
-  std::mutex mutex_;
-  std::exception_ptr error_;
-};
 
 // Thread-local space for reading one chunk of an edge source.
 struct ChunkBuffer {

@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 
 namespace strata {

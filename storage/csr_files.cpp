@@ -9,7 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
 #include "storage/header.hpp"
 
 namespace strata {

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 
 namespace strata {
 

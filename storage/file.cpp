@@ -12,11 +12,10 @@
 #include <cstring>
 #include <utility>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 
 namespace strata {
 
-std::string errno_message(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
 File::File(const std::string& path, int flags, int mode) : path_(path) {
   // Non-blocking while opening: a FIFO or device in place of a file is refused instead of waited on.
@@ -127,15 +126,6 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-std::string count_of(uint64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 5) bytes /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
 
 }  // namespace strata

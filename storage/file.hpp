@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/units.hpp"  // every user of files reports sizes
+
 namespace strata {
 
 class File {
@@ -33,8 +35,6 @@ class File {
 void sync_directory(const std::string& path);
 bool path_exists(const std::string& path);
 uint64_t free_bytes_at(const std::string& dir);
-std::string human_bytes(double bytes);
-std::string count_of(uint64_t n, const std::string& noun);  // "1 byte", "2 bytes"
 
 // Checks, before any work, that `path` (given with `flag`, e.g. "--json") can be written: not a directory,
 // in an existing directory where a file can be created. Throws an Error naming the user's path and cause.

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "storage/atomic_dir.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/header.hpp"
 

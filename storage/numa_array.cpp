@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 
 namespace strata {

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 
 namespace strata {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <exception>
 
-#include "storage/error.hpp"
+#include "core/error.hpp"
 
 namespace strata {
 

@@ -6,6 +6,7 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <vector>
 
+#include "core/ids.hpp"
 #include "bfs/hybrid_bfs.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
@@ -85,7 +86,6 @@ TEST(HybridBfs, LevelsEqualBoostInEveryModeAndPartitioning) {
 TEST(HybridBfs, HandDrawnGraphHasTheKnownLevelsAndParents) {
   const test::ListedEdges graph(3, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {5, 6}, {1, 0}});
   const Csr<uint32_t> g = build_csr<uint32_t>(graph);
-  const uint32_t kNone = Csr<uint32_t>::kNone;
   for (int parts : {1, 2, 3, 4}) {
     const Partitioning p = partition_by_work(g, parts, Topology::detect());
     for (Direction dir : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
@@ -99,8 +99,8 @@ TEST(HybridBfs, HandDrawnGraphHasTheKnownLevelsAndParents) {
       EXPECT_EQ(parent[2], 0u);
       EXPECT_TRUE(parent[3] == 1 || parent[3] == 2) << parent[3];
       EXPECT_EQ(parent[4], 3u);
-      EXPECT_EQ(parent[5], kNone);
-      EXPECT_EQ(parent[7], kNone);
+      EXPECT_EQ(parent[5], kNoVertex<uint32_t>);
+      EXPECT_EQ(parent[7], kNoVertex<uint32_t>);
       const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
       EXPECT_EQ(nedge, 6u);  // five edges among reached vertices, 0-1 listed twice (the reference counts tuples)
       SearchToCheck<uint32_t> check{0, parent.data(), nedge};
@@ -139,7 +139,7 @@ TEST(HybridBfs, RootsNedgeAndGiantComponentMatchGraph500Md) {
     std::vector<uint32_t> parent(g.n);
     bfs.search(internal_ids(g, {root})[0], parent.data());
     uint64_t reached = 0;
-    for (uint32_t x : parent) reached += x != uint32_t(-1);
+    for (uint32_t x : parent) reached += x != kNoVertex<uint32_t>;
     EXPECT_EQ(reached, t.giant) << "SCALE " << t.scale;
     EXPECT_EQ(bfs.reached_raw_degree_sum() / 2, t.nedge) << "SCALE " << t.scale;
   }

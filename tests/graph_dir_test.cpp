@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "generators/kronecker.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "test_util.hpp"

@@ -15,7 +15,7 @@
 #include "engine/edge_cache.hpp"
 #include "engine/placement.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/error.hpp"
+#include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "tests/test_util.hpp"

@@ -3,6 +3,7 @@
 #pragma once
 #include <unistd.h>
 
+#include "core/ids.hpp"
 #include "generators/edge_stream.hpp"
 
 #include <algorithm>
@@ -39,7 +40,7 @@ std::vector<int> depths(const std::vector<Id>& parent, uint64_t root) {
   std::vector<int> d(parent.size(), -1);
   d[root] = 0;
   for (uint64_t v = 0; v < parent.size(); ++v) {
-    if (parent[v] == Id(-1)) continue;
+    if (parent[v] == kNoVertex<Id>) continue;
     int steps = 0;
     for (uint64_t u = v; u != root; u = parent[u])
       if (++steps > int(parent.size())) return {};

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ids.hpp"
 #include "bfs/hybrid_bfs.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
@@ -14,8 +15,6 @@
 
 namespace strata {
 namespace {
-
-constexpr uint32_t kNone = uint32_t(-1);
 
 // One correct search, built once for the suite; each test plants its error into a copy.
 class PlantedErrors : public ::testing::Test {
@@ -32,7 +31,7 @@ class PlantedErrors : public ::testing::Test {
       for (uint32_t u : g.neighbors(v)) adjacent[g.to_input[v]].push_back(g.to_input[u]);
     level.assign(g.n, -1);
     for (uint64_t v = 0; v < g.n; ++v)
-      if (parent[v] != kNone) {
+      if (parent[v] != kNoVertex<uint32_t>) {
         int d = 0;
         for (uint64_t u = v; u != root; u = parent[u]) ++d;
         level[v] = d;
@@ -93,7 +92,7 @@ TEST_F(PlantedErrors, CycleOutsideRootComponent) {
   auto p = parent;
   std::vector<uint64_t> outside;
   for (uint64_t v = 0; v < g.n && outside.size() < 3; ++v)
-    if (parent[v] == kNone) outside.push_back(v);
+    if (parent[v] == kNoVertex<uint32_t>) outside.push_back(v);
   ASSERT_EQ(outside.size(), 3u);
   p[outside[0]] = uint32_t(outside[1]);
   p[outside[1]] = uint32_t(outside[2]);
@@ -116,7 +115,7 @@ TEST_F(PlantedErrors, MissingReachedVertex) {
   auto p = parent;
   uint64_t v = 0;
   while (level[v] < 1 || has_children(v)) ++v;
-  p[v] = kNone;
+  p[v] = kNoVertex<uint32_t>;
   expect_rule(check(p, nedge), {4}, "a reached vertex left out");
 }
 
@@ -159,7 +158,7 @@ TEST_F(PlantedErrors, WrongNedge) {
 
 TEST_F(PlantedErrors, BatchKeepsVerdictsApart) {
   auto bad = parent;
-  bad[root] = kNone;
+  bad[root] = kNoVertex<uint32_t>;
   std::vector<SearchToCheck<uint32_t>> batch = {{root, parent.data(), nedge}, {root, bad.data(), nedge}};
   auto v = validate_searches<uint32_t>(source, batch);
   EXPECT_TRUE(v[0].valid);

@@ -18,11 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "core/ids.hpp"
 #include "generators/kronecker.hpp"
 
 namespace strata {
 
-// A search result to check: parent[v] in input labels, Id(-1) for unreached.
+// A search result to check: parent[v] in input labels, kNoVertex for unreached.
 template <class Id>
 struct SearchToCheck {
   uint64_t root;     // input label
@@ -45,7 +46,6 @@ inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again mean
 template <class Id>
 class BatchValidator {
  public:
-  static constexpr Id kUnreached = Id(-1);
   // spare: optional memory for the first search's levels (at least n int32), e.g. the search's own state,
   // which is idle between searches; keeps validation from adding to the run's peak.
   BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches, std::span<int32_t> spare = {});
@@ -115,12 +115,12 @@ void BatchValidator<Id>::check_trees() {
     s.level[c.root] = 0;
     std::vector<uint64_t> path;
     for (uint64_t v = 0; v < n_ && s.verdict.valid; ++v) {
-      if (parent[v] == kUnreached || s.level[v] != validate_detail::kNoLevel) continue;
+      if (parent[v] == kNoVertex<Id> || s.level[v] != validate_detail::kNoLevel) continue;
       // Walk up until a vertex whose level is known, then assign levels back down the path.
       uint64_t u = v;
       path.clear();
       while (s.level[u] == validate_detail::kNoLevel) {
-        if (parent[u] == kUnreached) {
+        if (parent[u] == kNoVertex<Id>) {
           fail(s, 1, "vertex " + std::to_string(path.back()) + " has parent " + std::to_string(u) + ", which is not reached");
           break;
         }
@@ -190,7 +190,7 @@ std::vector<Verdict> BatchValidator<Id>::finish() {
     const SearchToCheck<Id>& c = searches_[i];
     if (s.verdict.valid || s.verdict.rule > 1) {
       for (uint64_t v = 0; v < n_; ++v) {
-        if (v == c.root || c.parent[v] == kUnreached) continue;
+        if (v == c.root || c.parent[v] == kNoVertex<Id>) continue;
         if (!((s.tree_edge_seen[v >> 6].load(std::memory_order_relaxed) >> (v & 63)) & 1)) {
           fail(s, 5, "vertex " + std::to_string(v) + " has parent " + std::to_string(c.parent[v]) +
                          " but no input edge joins them");
