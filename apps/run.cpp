@@ -21,7 +21,7 @@
 #include "apps/progress.hpp"
 #include "apps/report.hpp"
 #include "apps/run_config.hpp"
-#include "bfs/hybrid_bfs.hpp"
+#include "bfs/searches.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
@@ -72,7 +72,7 @@ struct Prepared {
   std::optional<CsrFiles> files;
   std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
   EdgeCache<Id> cache;
-  std::unique_ptr<HybridBfs<Id>> bfs;
+  std::unique_ptr<GraphSearch<Id>> bfs;
   nlohmann::json placement;  // placement-specific JSON keys
   bool out_of_core = false;  // out-of-core or DAX: the searches report storage edges
   bool dax = false;
@@ -112,7 +112,7 @@ void prepare_in_core(Prepared<Id>& prep, const RunConfig& cfg, const Source& sou
   prep.partitioning = partition_by_work(prep.g, parts, topo);
   place_graph(prep.g, prep.partitioning, cfg.memory, topo);
   prep.construction_time = now() - t0;
-  prep.bfs = std::make_unique<HybridBfs<Id>>(prep.g, prep.partitioning, cfg.bfs);
+  prep.bfs = in_core_search(prep.g, prep.partitioning, cfg.bfs);
   prep.placement = {{"placement", "in-core"},
                     {"csr_bytes", prep.g.bytes()},
                     {"mem_nodes", cfg.memory.mem_nodes},
@@ -232,7 +232,7 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
       std::fprintf(stderr, "strata: warning: %s is not on persistent memory (no DAX mapping): the search reads it "
                            "through the page cache\n", path.c_str());
     prep.cache = load_edge_cache_mapped(g, files, bases, k, cfg.hub_degree);
-    prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, lists, files.layout(), prep.partitioning, cfg.bfs);
+    prep.bfs = dax_search(g, prep.cache, lists, files.layout(), prep.partitioning, cfg.bfs);
   } else {
     Progress progress("kernel 1: loading the edge cache");
     try {
@@ -240,7 +240,7 @@ void prepare_tiered(Prepared<Id>& prep, const RunConfig& cfg, const GraphDir& di
     } catch (const Error& e) {
       throw rebuild_hint(e);
     }
-    prep.bfs = std::make_unique<HybridBfs<Id>>(g, prep.cache, files, cfg.io, prep.partitioning, cfg.bfs);
+    prep.bfs = out_of_core_search(g, prep.cache, files, cfg.io, prep.partitioning, cfg.bfs);
   }
   const double loaded = now();
   // A reused CSR counts the build it took, so that construction_time always covers building the graph.
@@ -294,7 +294,7 @@ int search_and_report(const RunConfig& cfg, const Source& source, double generat
   const KroneckerSpec& spec = source.spec();
   const int threads = omp_get_max_threads();
   const Csr<Id>& g = prep.g;
-  HybridBfs<Id>& bfs = *prep.bfs;
+  GraphSearch<Id>& bfs = *prep.bfs;
   pin_threads(prep.partitioning, topo, threads);
 
   // Roots exactly as the reference chooses them: vertices with an edge other than self-loops.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A/B of two strata binaries on one graph, interleaved round by round so both see the same machine noise:
 #   BASE=/path/to/other/strata bench/ab.sh SCALE [placement ...]   (default placements: in-core dax)
+# A placement may carry flags joined by '+', e.g. out-of-core+--on-mem-edges+4.
 # Prints per placement the median harmonic-mean TEPS of each binary over RUNS rounds and their ratio
 # (this build / BASE). Used to price changes to the search (e.g. the range checks on ids read from storage).
 set -euo pipefail
@@ -15,7 +16,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$strata" generate --scale "$scale" --out "$dir/g" 2>/dev/null
 for p in "${placements[@]}"; do  # build the on-disk CSR once, untimed
-  [[ $p == in-core ]] || PMEM_IS_PMEM_FORCE=0 "$strata" run --graph "$dir/g" --roots 1 --placement "$p" --threads "$threads" >/dev/null 2>&1
+  [[ $p == in-core* ]] || "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" >/dev/null 2>&1
 done
 echo "placement,round,binary,harmonic_mean_TEPS"
 for ((r = 1; r <= runs; ++r)); do
@@ -25,7 +26,7 @@ for ((r = 1; r <= runs; ++r)); do
     for side in "${order[@]}"; do
       bin=$strata
       [[ $side == base ]] && bin=$BASE
-      "$bin" run --graph "$dir/g" --roots "$roots" --threads "$threads" --placement "$p" --no-validate \
+      "$bin" run --graph "$dir/g" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
         --json "$dir/r.json" >/dev/null 2>&1
       echo "$p,$r,$side,$(json_get "$dir/r.json" '["bfs_harmonic_mean_TEPS"]')" | tee -a "$dir/all.csv"
     done

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "bfs/hybrid_bfs.hpp"
+#include "bfs/searches.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
@@ -75,15 +75,15 @@ TEST(Dax, InPlaceSearchesEqualInCoreForEveryCacheSize) {
     for (uint64_t k : {uint64_t(0), uint64_t(2), g.degree(0)}) {
       const EdgeCache<uint32_t> cache = load_edge_cache_mapped(g, files, bases, k, kNoHubs);
       for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
-        HybridBfs<uint32_t> bfs(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
+        auto bfs = dax_search<uint32_t>(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
         for (uint64_t root : roots) {
           SCOPED_TRACE(testing::Message() << "parts " << parts << " K " << k << " dir " << int(d) << " root " << root);
           std::vector<uint32_t> want(g.n), got(g.n);
           reference.search(internal_ids(in_core, {root})[0], want.data());
           const uint64_t want_nedge = reference.reached_raw_degree_sum() / 2;
-          const SearchStats s = bfs.search(internal_ids(g, {root})[0], got.data());
+          const SearchStats s = bfs->search(internal_ids(g, {root})[0], got.data());
           ASSERT_EQ(depths(got, root), depths(want, root));
-          const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
+          const uint64_t nedge = bfs->reached_raw_degree_sum() / 2;
           ASSERT_EQ(nedge, want_nedge);
           if (k == 0) {
             EXPECT_EQ(s.io.edges_storage, s.edges_examined);  // every entry read in place
@@ -129,16 +129,16 @@ TEST(Dax, AMappedFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
     }
     for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
       SCOPED_TRACE(testing::Message() << "parts " << parts << " dir " << int(d));
-      HybridBfs<uint32_t> bfs(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
+      auto bfs = dax_search<uint32_t>(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
       std::vector<uint32_t> parent(g.n);
       uint64_t root = 0;
       while (g.degree(root) == 0) ++root;
       try {
-        bfs.search(uint32_t(root), parent.data());
+        bfs->search(uint32_t(root), parent.data());
         // Bottom-up over a whole 32-bit mapping looks ids up in a guarded bitmap instead of checking each: a
         // bad id is never used as a parent, and the wrong tree is caught by validation.
         ASSERT_TRUE(parts == 1 && d == Direction::kBottomUp) << "a corrupted mapping must end the search";
-        SearchToCheck<uint32_t> check{g.to_input[root], parent.data(), bfs.reached_raw_degree_sum() / 2};
+        SearchToCheck<uint32_t> check{g.to_input[root], parent.data(), bfs->reached_raw_degree_sum() / 2};
         EXPECT_FALSE(validate_searches<uint32_t>(dir, {&check, 1})[0].valid);
       } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find(".bin is corrupted: the entry at offset"), std::string::npos) << e.what();

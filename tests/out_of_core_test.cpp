@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "bfs/hybrid_bfs.hpp"
+#include "bfs/searches.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
@@ -131,16 +131,16 @@ TEST(OutOfCore, LevelsAndNedgeEqualInCoreForEveryCacheSize) {
                      Case{16, kNoHubs, 128 << 10}, Case{all, kNoHubs, 128 << 10}, Case{1, 64, 8192}}) {
         const EdgeCache<uint32_t> cache = load_edge_cache(g, files, c.k, c.hub);
         for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
-          HybridBfs<uint32_t> bfs(g, cache, files, IoOptions{.depth = 8, .request_bytes = c.request, .merge_gap = 4096},
+          auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{.depth = 8, .request_bytes = c.request, .merge_gap = 4096},
                                   p, BfsOptions{.direction = d});
           for (size_t i = 0; i < roots.size(); ++i) {
             SCOPED_TRACE(testing::Message() << "seed " << seed << " parts " << parts << " K " << c.k << " hub "
                                             << c.hub << " request " << c.request << " dir " << int(d) << " root "
                                             << roots[i]);
             std::vector<uint32_t> parent(g.n);
-            const SearchStats s = bfs.search(internal_ids(g, {roots[i]})[0], parent.data());
+            const SearchStats s = bfs->search(internal_ids(g, {roots[i]})[0], parent.data());
             ASSERT_EQ(depths(parent, roots[i]), want[i]);
-            const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
+            const uint64_t nedge = bfs->reached_raw_degree_sum() / 2;
             ASSERT_EQ(nedge, want_nedge[i]);
             if (c.k == all) {
               EXPECT_EQ(s.io.bytes_read, 0u);
@@ -183,9 +183,9 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   const EdgeCache<uint32_t> cache = load_edge_cache(g, files, 1, kNoHubs);
   const Partitioning p = partitioning_of(files);
   const uint64_t root = f.roots(1)[0];
-  HybridBfs<uint32_t> bfs(g, cache, files, IoOptions{.depth = 4, .request_bytes = 64 << 10}, p, BfsOptions{});
+  auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{.depth = 4, .request_bytes = 64 << 10}, p, BfsOptions{});
   std::vector<uint32_t> clean(g.n), faulty(g.n);
-  bfs.search(internal_ids(g, {root})[0], clean.data());
+  bfs->search(internal_ids(g, {root})[0], clean.data());
   {
     Partitioning one = partition_by_work(f.in_core, 1, Topology::detect());
     HybridBfs<uint32_t> reference(f.in_core, one, BfsOptions{});
@@ -195,13 +195,13 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   }
   FaultsOff restore;
   io_faults().short_every = 2;
-  const SearchStats s = bfs.search(internal_ids(g, {root})[0], faulty.data());
+  const SearchStats s = bfs->search(internal_ids(g, {root})[0], faulty.data());
   ASSERT_GT(s.io.requests, 4u);
   EXPECT_EQ(depths(faulty, root), depths(clean, root));
   io_faults().short_every = 0;
   io_faults().error_at = io_faults().completions.load() + 3;
   try {
-    bfs.search(internal_ids(g, {root})[0], faulty.data());
+    bfs->search(internal_ids(g, {root})[0], faulty.data());
     FAIL() << "an EIO must end the search";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("adj.0.bin at offset"), std::string::npos) << e.what();
@@ -209,7 +209,7 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   }
   // The reader is usable again after the error.
   io_faults().error_at = 0;
-  bfs.search(internal_ids(g, {root})[0], faulty.data());
+  bfs->search(internal_ids(g, {root})[0], faulty.data());
   EXPECT_EQ(depths(faulty, root), depths(clean, root));
 }
 
@@ -229,10 +229,10 @@ TEST(OutOfCore, AnAdjacencyFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset)
     adj.write_all(junk.data(), junk.size());
   }
   for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
-    HybridBfs<uint32_t> bfs(g, cache, files, IoOptions{}, p, BfsOptions{.direction = d});
+    auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{}, p, BfsOptions{.direction = d});
     std::vector<uint32_t> parent(g.n);
     try {
-      bfs.search(root, parent.data());
+      bfs->search(root, parent.data());
       FAIL() << "a corrupted tail must end the search";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("adj.0.bin is corrupted: the entry at offset"), std::string::npos) << e.what();

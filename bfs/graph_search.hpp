@@ -1,0 +1,54 @@
+// What the Graph500 driver sees of a search, whichever neighbour source it runs over: options, the per-level
+// trace, and one virtual call per search (never per step or edge).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bfs/tail_reads.hpp"
+
+namespace strata {
+
+enum class Direction { kHybrid, kTopDown, kBottomUp };
+
+struct BfsOptions {
+  // Switch to bottom-up when the frontier's edges exceed unexplored edges / alpha; back to top-down when the
+  // frontier shrinks below n / beta. NETALX uses alpha=64, beta=4; on Kronecker graphs with degree-ordered
+  // ids 15 and 18 measured faster here (bench/tune_alpha_beta.sh, figures in bench/README.md).
+  double alpha = 15;
+  double beta = 18;
+  Direction direction = Direction::kHybrid;
+  bool trace = false;
+};
+
+struct LevelTrace {
+  bool bottom_up;
+  uint64_t frontier;        // vertices in the frontier this level expanded
+  uint64_t edges_examined;  // adjacency entries read (DRAM and storage)
+  double seconds;
+  LevelIo io;
+};
+
+struct SearchStats {
+  std::vector<LevelTrace> levels;  // filled when options.trace
+  uint64_t edges_examined = 0;     // in DRAM and from storage
+  LevelIo io;                      // the storage part
+};
+
+template <class Id>
+class GraphSearch {
+ public:
+  virtual ~GraphSearch() = default;
+  // Searches from internal vertex `root`; writes parent_out[input label] = parent's input label (root: itself,
+  // unreached: kNoVertex). Resetting the state and translating labels are part of the search.
+  virtual SearchStats search(Id root, Id* parent_out) = 0;
+  // Sum of raw degrees over reached vertices of the last search: 2 * nedge by the reference rule.
+  virtual uint64_t reached_raw_degree_sum() const = 0;
+  // The internal parent array, idle between searches (a search resets it): lent out, e.g. to validation,
+  // so that work between searches adds nothing to the peak. Read reached_raw_degree_sum() first.
+  virtual std::span<int32_t> idle_memory() = 0;
+  virtual uint64_t io_buffer_bytes() const = 0;  // DRAM taken by I/O buffers (out-of-core)
+  virtual bool registered_buffers() const = 0;
+};
+
+}  // namespace strata
