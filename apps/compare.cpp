@@ -2,6 +2,7 @@
 // a bar chart of TEPS.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -9,65 +10,71 @@
 #include "apps/report.hpp"
 #include "apps/tools.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "storage/file.hpp"
 
 namespace strata {
 
+namespace {
+
+std::string storage_read(const RunResult& r) {
+  if (r.placement.kind == Placement::kOutOfCore) return human_bytes(double(r.bytes_read()));
+  if (r.placement.kind == Placement::kDax) return r.placement.is_pmem ? "in place (pmem)" : "in place (mmap)";
+  return "-";
+}
+
+bool all_valid(const RunResult& r) {
+  return r.validate && r.ok() && std::all_of(r.searches.begin(), r.searches.end(), [](const SearchRecord& s) { return s.valid; });
+}
+
+}  // namespace
+
 int run_compare(const CompareConfig& cfg) {
   nlohmann::json all = {{"graph", cfg.run.graph_dir}, {"roots", cfg.run.roots}, {"placements", nlohmann::json::array()}};
-  std::vector<nlohmann::json> results;
+  std::vector<RunResult> results;
   std::string failure;
   for (Placement p : cfg.placements) {
     RunConfig run = cfg.run;
     run.placement = p;
-    run.quiet = true;
-    run.json_path.clear();
     // The budget is the out-of-core edge cache's; DAX reads every list in place, in-core holds them all.
     if (p != Placement::kOutOfCore) run.dram_budget = 0;
     std::fprintf(stderr, "compare: %s\n", placement_name(p));
-    nlohmann::json j;
     try {
-      const int rc = run_graph500(run, &j);
-      if (rc != 0 && failure.empty()) failure = fmt::format("{}: {}", placement_name(p), j.value("error", "failed"));
+      RunResult r = run_graph500(run);
+      if (!r.ok() && failure.empty()) failure = fmt::format("{}: {}", placement_name(p), r.failure);
+      all["placements"].push_back(to_json(r));
+      results.push_back(std::move(r));
     } catch (const Error& e) {  // one placement failing (say, no room for its CSR) does not stop the others
       if (failure.empty()) failure = fmt::format("{}: {}", placement_name(p), e.what());
       std::fprintf(stderr, "strata: error: %s: %s\n", placement_name(p), e.what());
       all["placements"].push_back({{"placement", placement_name(p)}, {"error", e.what()}});
-      continue;
     }
-    results.push_back(j);
-    all["placements"].push_back(j);
   }
 
   double in_core = 0;
-  for (const auto& j : results)
-    if (j["placement"] == "in-core") in_core = j["bfs_harmonic_mean_TEPS"].get<double>();
+  for (const RunResult& r : results)
+    if (r.placement.kind == Placement::kInCore) in_core = r.statistic("bfs_harmonic_mean_TEPS");
   std::printf("%-12s %20s %9s %12s %20s %18s %10s\n", "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
               "storage_bytes_read", "construction_time", "validated");
-  for (const auto& j : results) {
-    const double teps = j["bfs_harmonic_mean_TEPS"].get<double>();
-    std::string read = "-";
-    if (j.contains("bytes_read")) read = human_bytes(double(j["bytes_read"].get<uint64_t>()));
-    else if (j["placement"] == "dax") read = j["is_pmem"].get<bool>() ? "in place (pmem)" : "in place (mmap)";
-    bool valid = j["validated"].get<bool>();
-    for (const auto& s : j["searches"]) valid = valid && s["valid"].is_boolean() && s["valid"].get<bool>();
-    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", j["placement"].get<std::string>().c_str(), teps,
+  for (const RunResult& r : results) {
+    const double teps = r.statistic("bfs_harmonic_mean_TEPS");
+    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", placement_name(r.placement.kind), teps,
                 in_core > 0 ? fmt::format("{:.3f}", teps / in_core).c_str() : "-",
-                human_bytes(double(j["dram_bytes"].get<uint64_t>())).c_str(), read.c_str(),
-                j["construction_time"].get<double>(), valid ? "yes" : "no");
+                human_bytes(double(r.dram_bytes)).c_str(), storage_read(r).c_str(), r.construction_time,
+                all_valid(r) ? "yes" : "no");
   }
   if (!cfg.json_path.empty()) write_json_file(cfg.json_path, all);
   if (!cfg.plot_path.empty()) {
     std::string data;
-    for (const auto& j : results)
-      data += fmt::format("\"{}\" {:.6g}\n", j["placement"].get<std::string>(), j["bfs_harmonic_mean_TEPS"].get<double>() / 1e9);
+    for (const RunResult& r : results)
+      data += fmt::format("\"{}\" {:.6g}\n", placement_name(r.placement.kind), r.statistic("bfs_harmonic_mean_TEPS") / 1e9);
     const std::string script = fmt::format(
         "set terminal pngcairo size 800,500 font \",11\"\nset output $png\n"
         "set title \"BFS on SCALE {} ({} roots): harmonic-mean TEPS by placement\"\n"
         "set ylabel \"GTEPS\"\nset yrange [0:*]\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n"
         "set grid ytics\nunset key\n"
         "plot $data using 0:2:xtic(1) with boxes lc rgb \"#3b75af\", '' using 0:2:(sprintf(\"%.3g\", $2)) with labels offset 0,1\n",
-        results.empty() ? 0 : results[0]["scale"].get<int>(), cfg.run.roots);
+        results.empty() ? 0 : results[0].spec.scale, cfg.run.roots);
     plot_png(cfg.plot_path, script, data);
   }
   if (!failure.empty()) {

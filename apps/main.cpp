@@ -10,10 +10,11 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "apps/progress.hpp"
-#include "apps/run_config.hpp"
+#include "apps/report.hpp"
 #include "apps/tools.hpp"
 #include "generators/edge_digest.hpp"
 #include "generators/kronecker.hpp"
@@ -189,6 +190,27 @@ std::string version_text() {
                      STRATA_WITH_MPI ? ", Open MPI" : "; not compiled in: Open MPI");
 }
 
+// `strata run`: the driver with progress and traces on the terminal, then the JSON, the block and the summary.
+int cmd_run(const RunConfig& cfg, const std::string& json_path) {
+  std::optional<RunResult> result;
+  {
+    Progress progress("kernel 1");
+    RunHooks hooks;
+    hooks.progress = [&](const std::string& phase, uint64_t done, uint64_t total, const std::string& detail) {
+      progress.set_label(phase);
+      progress.update(done, total, detail);
+    };
+    hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, cfg.placement); };
+    result = run_graph500(cfg, hooks);
+  }
+  const RunResult& r = *result;
+  if (!json_path.empty()) write_json_file(json_path, to_json(r));  // before the block: a failed write is no result
+  std::fputs(format_run(r, json_path).c_str(), stdout);
+  if (r.ok()) return 0;
+  std::fprintf(stderr, "strata: error: %s\n", r.failure.c_str());
+  return 1;
+}
+
 int main_checked(int argc, char** argv) {
   CLI::App app{"strata: Graph500 BFS on Kronecker graphs, in DRAM and beyond"};
   app.require_subcommand(0, 1);
@@ -233,7 +255,8 @@ int main_checked(int argc, char** argv) {
   run->add_flag("--top-down-only", td_only, "never switch to bottom-up (for experiments)");
   run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
   run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
-  run->add_option("--json", cfg.json_path, "also write the results as JSON to this file");
+  std::string json_path;
+  run->add_option("--json", json_path, "also write the results as JSON to this file");
   std::string placement = "in-core", dram_budget, io_request = "128K";
   bool on_mem_set = false;
   run->add_option("--placement", placement, "where the adjacency lives: in-core, out-of-core or dax (the last two need --graph)")
@@ -328,7 +351,7 @@ int main_checked(int argc, char** argv) {
     return run_tune(tune);
   }
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
-  if (!cfg.json_path.empty()) check_output_file(cfg.json_path, "--json");
+  if (!json_path.empty()) check_output_file(json_path, "--json");
   cfg.validate = !no_validate;
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
@@ -359,7 +382,7 @@ int main_checked(int argc, char** argv) {
     if (k < 1 || k > 1024) throw Error(fmt::format("--numa-nodes must be auto or 1..1024 (got {})", numa));
     cfg.numa_parts = int(k);
   }
-  return run_graph500(cfg);
+  return cmd_run(cfg, json_path);
 }
 
 }  // namespace

@@ -14,44 +14,6 @@
 
 namespace strata {
 
-std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
-                                                                double construction,
-                                                                const std::vector<SearchRecord>& searches) {
-  std::vector<double> time, nedge, validate;
-  for (const auto& s : searches) {
-    time.push_back(s.time);
-    nedge.push_back(double(s.nedge));
-    validate.push_back(s.validate_time);
-  }
-  std::vector<std::pair<std::string, double>> r = {{"SCALE", scale},
-                                                   {"edgefactor", double(edgefactor)},
-                                                   {"NBFS", double(searches.size())},
-                                                   {"graph_generation", generation},
-                                                   {"num_mpi_processes", 1},
-                                                   {"construction_time", construction}};
-  auto add = [&](const std::string& prefix, const std::string& suffix, const Summary& s) {
-    r.push_back({prefix + "min" + suffix, s.min});
-    r.push_back({prefix + "firstquartile" + suffix, s.firstquartile});
-    r.push_back({prefix + "median" + suffix, s.median});
-    r.push_back({prefix + "thirdquartile" + suffix, s.thirdquartile});
-    r.push_back({prefix + "max" + suffix, s.max});
-    r.push_back({prefix + "mean" + suffix, s.mean});
-    r.push_back({prefix + "stddev" + suffix, s.stddev});
-  };
-  add("bfs_", "_time", summarize(time));
-  add("", "_nedge", summarize(nedge));
-  const TepsSummary t = summarize_teps(time, nedge);
-  r.insert(r.end(), {{"bfs_min_TEPS", t.min},
-                     {"bfs_firstquartile_TEPS", t.firstquartile},
-                     {"bfs_median_TEPS", t.median},
-                     {"bfs_thirdquartile_TEPS", t.thirdquartile},
-                     {"bfs_max_TEPS", t.max},
-                     {"bfs_harmonic_mean_TEPS", t.harmonic_mean},
-                     {"bfs_harmonic_stddev_TEPS", t.harmonic_stddev}});
-  add("bfs_", "_validate", summarize(validate));
-  return r;
-}
-
 std::string format_block(const std::vector<std::pair<std::string, double>>& stats) {
   std::string out;
   for (const auto& [key, value] : stats) {
@@ -63,37 +25,122 @@ std::string format_block(const std::vector<std::pair<std::string, double>>& stat
 
 void write_json_file(const std::string& path, const nlohmann::json& j) { write_file_atomically(path, j.dump(2) + "\n"); }
 
-double load_average() {
-  std::FILE* f = std::fopen("/proc/loadavg", "r");
-  double load = -1;
-  if (f) {
-    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
-    std::fclose(f);
+namespace {
+
+nlohmann::json placement_json(const RunResult& r) {
+  const PlacementReport& p = r.placement;
+  nlohmann::json j = {{"placement", placement_name(p.kind)}, {"csr_bytes", r.dram.graph}, {"memory_placement", p.memory_placement}};
+  if (p.kind == Placement::kInCore) return j;
+  j.update({{"dram_budget", r.dram.budget},
+            {"on_mem_edges", p.on_mem_edges},
+            {"on_mem_edges_all", p.on_mem_edges_all},
+            {"hub_degree", p.hub_degree == kNoHubs ? nlohmann::json(nullptr) : nlohmann::json(p.hub_degree)},
+            {"edge_cache_bytes", r.dram.edge_cache},
+            {"state_bytes", r.dram.state},
+            {"adjacency_bytes", p.adjacency_bytes},
+            {"csr_dir", p.csr_dir},
+            {"csr_reused", p.csr_reused},
+            {"csr_build_time", p.csr_build_time},
+            {"csr_build_passes", p.csr_build_passes ? nlohmann::json(*p.csr_build_passes) : nlohmann::json(nullptr)},
+            {"cache_load_time", p.cache_load_time}});
+  if (p.kind == Placement::kDax) {
+    j["is_pmem"] = p.is_pmem;
+    j["mapped_bytes"] = p.mapped_bytes;
+  } else {
+    j.update({{"io_buffer_bytes", r.io_buffer_bytes},
+              {"io_depth", r.io.depth},
+              {"io_request_bytes", r.io.request_bytes},
+              {"direct_io", p.direct_io},
+              {"registered_buffers", r.registered_buffers},
+              {"bytes_read", r.bytes_read()},
+              {"io_requests", r.io_requests()}});
   }
-  return load;
+  return j;
 }
 
-std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double load_at_start,
-                                              int threads) {
-  constexpr double kSpread = 20;
-  std::vector<std::string> w;
-  if (load_at_start > threads)
-    w.push_back(fmt::format("the load average was {:.2f} at start, above the {} thread{} the run used: other work "
-                            "competed for the CPUs",
-                            load_at_start, threads, threads == 1 ? "" : "s"));
-  std::map<uint64_t, std::pair<double, double>> by_nedge;  // nedge -> fastest, slowest search
-  for (const SearchRecord& s : searches) {
-    auto [it, fresh] = by_nedge.try_emplace(s.nedge, s.time, s.time);
-    if (!fresh) it->second = {std::min(it->second.first, s.time), std::max(it->second.second, s.time)};
+nlohmann::json search_json(const RunResult& r, size_t i) {
+  const SearchRecord& s = r.searches[i];
+  const SearchStats& st = r.search_stats[i];
+  nlohmann::json j = {{"root", s.root},
+                      {"time", s.time},
+                      {"nedge", s.nedge},
+                      {"teps", double(s.nedge) / s.time},
+                      {"validate_time", s.validate_time},
+                      {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)},
+                      {"edges_examined", st.edges_examined}};
+  if (r.placement.kind == Placement::kInCore) return j;
+  j["edges_dram"] = st.edges_examined - st.io.edges_storage;
+  j["edges_storage"] = st.io.edges_storage;  // DAX: read in place from the mapping
+  if (r.placement.kind == Placement::kOutOfCore) {
+    j["bytes_read"] = st.io.bytes_read;
+    j["io_requests"] = st.io.requests;
   }
-  for (const auto& [nedge, range] : by_nedge)
-    if (range.first > 0 && range.second / range.first > kSpread) {
-      w.push_back(fmt::format("searches of equal nedge ({}) took {:.3g} s to {:.3g} s, a {:.0f}x spread: the "
-                              "machine was probably busy; measure again on an idle one",
-                              nedge, range.first, range.second, range.second / range.first));
-      break;
-    }
-  return w;
+  return j;
+}
+
+std::string cache_k(const RunResult& r) {
+  return r.placement.on_mem_edges_all ? "all" : std::to_string(r.placement.on_mem_edges);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunResult& r) {
+  nlohmann::json j;
+  j["scale"] = r.spec.scale;
+  j["edgefactor"] = r.spec.edgefactor;
+  j["seed"] = {r.spec.seed1, r.spec.seed2};
+  j["nbfs"] = r.searches.size();
+  j["threads"] = r.threads;
+  j["graph"] = r.graph_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.graph_dir);
+  j["numa_parts"] = r.parts;
+  j["partitions"] = r.partitions;
+  j["numa_nodes"] = r.numa_nodes;
+  j["alpha"] = r.bfs.alpha;
+  j["beta"] = r.bfs.beta;
+  j["validated"] = r.validate && r.ok();
+  j["validate_batch"] = r.validate_batch;
+  j["directed_edges"] = r.directed_edges;
+  j.update(placement_json(r));
+  if (r.placement.kind == Placement::kInCore) {
+    j["mem_nodes"] = r.mem_nodes;
+    j["interleave"] = r.interleave;
+  }
+  for (const auto& [key, value] : r.statistics) j[key] = value;
+  j["searches"] = nlohmann::json::array();
+  for (size_t i = 0; i < r.searches.size(); ++i) j["searches"].push_back(search_json(r, i));
+  j["dram_bytes"] = r.dram_bytes;
+  if (!r.ok()) j["error"] = r.failure;
+  else j["measurement_warnings"] = r.measurement_warnings;
+  return j;
+}
+
+std::string format_run(const RunResult& r, const std::string& json_path) {
+  if (!r.ok()) return r.failure + "\nNo statistics: a run with a failed validation has no results.\n";
+  std::string out = format_block(r.statistics);
+  if (r.placement.kind == Placement::kDax) {
+    out += fmt::format("placement: dax\nis_pmem: {}\non_mem_edges: {}\nedge_cache_bytes: {}\n",
+                       r.placement.is_pmem ? "true" : "false", cache_k(r), human_bytes(double(r.dram.edge_cache)));
+  } else if (r.placement.kind == Placement::kOutOfCore) {
+    out += fmt::format("placement: out-of-core\ndram_budget: {}\non_mem_edges: {}\nedge_cache_bytes: {}\nbytes_read: {}\n"
+                       "io_requests: {}\n",
+                       human_bytes(double(r.dram.budget)), cache_k(r), human_bytes(double(r.dram.edge_cache)),
+                       human_bytes(double(r.bytes_read())), r.io_requests());
+  }
+  if (!r.validate) out += "validation: skipped (--no-validate): these results cannot be submitted\n";
+  return out + summary_line(to_json(r), r.measurement_warnings, json_path) + "\n";
+}
+
+void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement) {
+  for (size_t l = 0; l < stats.levels.size(); ++l) {
+    const LevelTrace& lt = stats.levels[l];
+    std::string io;
+    if (placement == Placement::kOutOfCore)
+      io = fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
+                       lt.io.requests);
+    std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f%s\n", search,
+                 (unsigned long long)root, l, lt.bottom_up ? "bottom-up" : "top-down", (unsigned long long)lt.frontier,
+                 (unsigned long long)lt.edges_examined, lt.seconds, io.c_str());
+  }
 }
 
 std::string summary_line(const nlohmann::json& run, const std::vector<std::string>& warnings,

@@ -1,41 +1,32 @@
-// The Graph500 statistics block (stdout) and its machine-readable JSON copy.
+// A RunResult for people and scripts: the Graph500 statistics block, the placement lines and the summary
+// line on stdout, trace lines on stderr, and the JSON copy (every key README lists).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "driver/graph500.hpp"
+
 namespace strata {
-
-struct SearchRecord {
-  uint64_t root;
-  double time;
-  uint64_t nedge;
-  double validate_time;
-  bool valid;
-};
-
-// Every key of GRAPH500.md section 4, in the reference's order, by spec name.
-std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
-                                                                double construction,
-                                                                const std::vector<SearchRecord>& searches);
 
 std::string format_block(const std::vector<std::pair<std::string, double>>& stats);
 
-void write_json_file(const std::string& path, const nlohmann::json& j);
+// Everything --json writes (a failed run: no statistics, "validated": false and the reason as "error").
+nlohmann::json to_json(const RunResult& r);
 
-// The 1-minute load average now (/proc/loadavg), or a negative number if unknown.
-double load_average();
-
-// Signs that a run's timings were disturbed, each a sentence (none: an empty list); they change no
-// statistic. Searches of equal nedge (one component) whose times spread more than 20x, or a load average
-// above the thread count when the run started.
-std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double load_at_start,
-                                              int threads);
+// What `strata run` prints on stdout after the searches: the block, the placement lines, the validation
+// note, the summary; or the failure message.
+std::string format_run(const RunResult& r, const std::string& json_path);
 
 // One line for people after the Graph500 block: SCALE, placement, searches validated, harmonic-mean TEPS in
 // GTEPS, the spread, where the JSON went, and any measurement warning.
 std::string summary_line(const nlohmann::json& run, const std::vector<std::string>& warnings,
                          const std::string& json_path);
+
+// --trace: one stderr line per level of one search.
+void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement);
+
+void write_json_file(const std::string& path, const nlohmann::json& j);
 
 }  // namespace strata

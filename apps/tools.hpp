@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/run_config.hpp"
+#include "driver/graph500.hpp"
 
 namespace strata {
 

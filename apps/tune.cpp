@@ -15,6 +15,7 @@
 #include "apps/tools.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
+#include "engine/memory.hpp"
 #include "engine/topology.hpp"
 #include "storage/csr_files.hpp"
 #include "core/error.hpp"
@@ -50,10 +51,9 @@ struct Point {
 };
 
 // Cache sizes of K = 0, 1, 2, 4, 8, 16 and of the K that fills each 1/steps of the room, smallest first.
-std::vector<Point> plan(const std::string& graph, int parts, uint64_t room, int steps) {
-  const GraphDir dir = GraphDir::open(graph);
-  const CsrFiles files = CsrFiles::open(CsrFiles::path_for(graph, parts), dir.header_hash(), dir.spec().scale);
-  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+template <class Id>
+std::vector<Point> plan(const CsrFiles& files, uint64_t room, int steps) {
+  const Csr<Id> g = load_csr_meta<Id>(files);
   std::set<uint64_t> ks = {0, 1, 2, 4, 8, 16};
   for (int i = 1; i <= steps; ++i) {
     uint64_t k;
@@ -61,7 +61,7 @@ std::vector<Point> plan(const std::string& graph, int parts, uint64_t room, int 
   }
   std::vector<Point> points;
   for (uint64_t k : ks) {
-    const uint64_t bytes = cache_entries(g, k, kNoHubs) * sizeof(uint32_t);
+    const uint64_t bytes = cache_entries(g, k, kNoHubs) * sizeof(Id);
     if (bytes <= room && (points.empty() || bytes > points.back().cache_bytes)) points.push_back({k, bytes});
   }
   return points;
@@ -71,11 +71,9 @@ std::vector<Point> plan(const std::string& graph, int parts, uint64_t room, int 
 
 int run_tune(const TuneConfig& cfg) {
   RunConfig run = cfg.run;
-  run.quiet = true;
-  run.json_path.clear();
   const bool dax = run.placement == Placement::kDax;
   const int threads = run.threads > 0 ? run.threads : omp_get_max_threads();
-  const uint64_t io = dax ? 0 : uint64_t(threads) * run.io.depth * run.io.request_bytes;
+  const uint64_t io = dax ? 0 : io_buffer_bytes(threads, run.io);
   if (run.dram_budget <= io)
     throw Error(fmt::format("--dram-budget {} leaves nothing for the edge cache after {} of I/O buffers",
                             human_bytes(double(run.dram_budget)), human_bytes(double(io))));
@@ -86,16 +84,16 @@ int run_tune(const TuneConfig& cfg) {
   auto measure = [&](Point& p) {
     run.on_mem_edges = int64_t(p.k);
     reset_peak_rss();
-    nlohmann::json j;
-    const int rc = run_graph500(run, &j);
+    const RunResult r = run_graph500(run);
     p.peak = peak_rss();
-    p.teps = j["bfs_harmonic_mean_TEPS"].get<double>();
-    p.cache_bytes = j["edge_cache_bytes"].get<uint64_t>();
-    p.dram_bytes = j["dram_bytes"].get<uint64_t>();
-    p.valid = rc == 0;
-    for (const auto& s : j["searches"])
-      p.bytes_read += dax ? s["edges_storage"].get<uint64_t>() * 4 : s["bytes_read"].get<uint64_t>();
-    if (rc != 0) throw Error(fmt::format("tune: the run with --on-mem-edges {} failed validation: {}", p.k, j.value("error", "")));
+    if (!r.ok()) throw Error(fmt::format("tune: the run with --on-mem-edges {} failed validation: {}", p.k, r.failure));
+    p.teps = r.statistic("bfs_harmonic_mean_TEPS");
+    p.cache_bytes = r.dram.edge_cache;
+    p.dram_bytes = r.dram_bytes;
+    p.valid = true;
+    // DAX: the bytes loaded from the mapping (entries of the graph's id width).
+    const uint64_t id_bytes = r.spec.scale <= 31 ? 4 : 8;
+    for (const SearchStats& s : r.search_stats) p.bytes_read += dax ? s.io.edges_storage * id_bytes : s.io.bytes_read;
   };
   Point first{0, 0};
   {
@@ -103,7 +101,12 @@ int run_tune(const TuneConfig& cfg) {
     progress.update(0, 1);
     measure(first);
   }
-  points = plan(run.graph_dir, parts, run.dram_budget - io, cfg.steps);
+  {
+    const GraphDir dir = GraphDir::open(run.graph_dir);
+    const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts), dir.header_hash(), dir.spec().scale);
+    points = files.layout().id_bytes == 4 ? plan<uint32_t>(files, run.dram_budget - io, cfg.steps)
+                                          : plan<uint64_t>(files, run.dram_budget - io, cfg.steps);
+  }
   if (points.size() < 2) throw Error("--dram-budget is too small to sweep: not even K = 1 fits");
   points[0] = first;
   {

@@ -23,14 +23,6 @@
 
 namespace strata {
 
-// How tails are read: requests of up to request_bytes (lists that are close merged into one; a gap of at
-// most merge_gap bytes is read rather than paid for with another request), depth in flight per thread.
-struct IoOptions {
-  unsigned depth = 64;
-  uint32_t request_bytes = 128 << 10;
-  uint64_t merge_gap = 16 << 10;
-};
-
 struct LevelIo {
   uint64_t edges_storage = 0;  // entries scanned from storage (out-of-core: read buffers; DAX: the mapping)
   uint64_t bytes_read = 0;

@@ -1,5 +1,10 @@
 #include "engine/memory.hpp"
 
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -120,6 +125,43 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
                           + 2 * n * id                                  // + internal and output parent arrays
                           + uint64_t(std::max(validate_batch - 1, 0)) * n * (id + 4);  // + kept results, levels
   return std::max(build, search);
+}
+
+uint64_t tiered_state_bytes(uint64_t n, int id_bytes) {
+  const uint64_t id = uint64_t(id_bytes);
+  return n * (4 + id + 1 + 4 + 2 * id + 2 * id + id + 4) + n / 2;
+}
+
+uint64_t io_buffer_bytes(int threads, const IoOptions& io) { return uint64_t(threads) * io.depth * io.request_bytes; }
+
+uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept) {
+  const uint64_t id = uint64_t(id_bytes);
+  return 2 * n * id + 2 * n * id + 3 * (n / 8) + uint64_t(kept) * n * id;
+}
+
+uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,
+                       const IoOptions& opt, const char* placement, int scale) {
+  uint64_t budget = requested;
+  if (budget == 0 && !dax) budget = available > state ? (available - state) / 2 : 0;
+  if (!dax && budget < io)
+    throw Error(fmt::format("--dram-budget {} is below the minimum {} for out-of-core: the I/O buffers alone take {} "
+                            "({} threads x depth {} x {}); raise it, or lower --io-depth or --threads",
+                            human_bytes(double(budget)), human_bytes(double(io)), human_bytes(double(io)), threads,
+                            opt.depth, human_bytes(double(opt.request_bytes))));
+  if (state + budget > available)
+    throw Error(fmt::format("{} SCALE {} needs {} of O(N) state plus the {} budget; {} available", placement, scale,
+                            human_bytes(double(state)), human_bytes(double(budget)), human_bytes(double(available))));
+  return budget;
+}
+
+void check_cache_fits(uint64_t k, uint64_t cache, uint64_t io, uint64_t budget, bool budget_given, uint64_t state,
+                      uint64_t available) {
+  if (cache + io > budget && budget_given)
+    throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of I/O buffers, more than --dram-budget {}",
+                            k, human_bytes(double(cache)), human_bytes(double(io)), human_bytes(double(budget))));
+  if (cache + io + state > available)
+    throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of O(N) state; {} available", k,
+                            human_bytes(double(cache)), human_bytes(double(state)), human_bytes(double(available))));
 }
 
 }  // namespace strata

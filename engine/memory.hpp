@@ -1,9 +1,11 @@
-// DRAM accounting: what this process may use (MemAvailable, capped by every cgroup limit above it) and what an
-// in-core run needs, so a too-large SCALE is refused up front with the numbers.
+// DRAM accounting, one model for every figure a run reports or refuses by: what this process may use
+// (MemAvailable, capped by every cgroup limit above it), what an in-core run peaks at, an out-of-core or DAX
+// run's O(N) state, I/O buffers and edge-cache budget, and the search state of the driver.
 #pragma once
 #include <cstdint>
 
 #include "generators/kronecker.hpp"
+#include "storage/uring_reader.hpp"
 
 namespace strata {
 
@@ -12,5 +14,39 @@ uint64_t available_memory_bytes();
 // Peak of kernel 1 (pre-dedup adjacency, offsets, relabel map) or of the search with its validation batch,
 // whichever is larger.
 uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch);
+
+// O(N) DRAM of an out-of-core or DAX run besides its budget: offsets, labels, duplicate counts, cache
+// offsets, two parent arrays, queues, bitmaps, the output parents and validation's levels. Construction's
+// O(N) (raw and final offsets, labels) is of the same size.
+uint64_t tiered_state_bytes(uint64_t n, int id_bytes);
+
+// The out-of-core reads' buffers: threads x depth x request size.
+uint64_t io_buffer_bytes(int threads, const IoOptions& io);
+
+// The search's own arrays (two parent arrays, two queues, three bitmaps) and `kept` results awaiting
+// validation, besides the graph.
+uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept);
+
+// Every DRAM figure of a prepared graph (bytes).
+struct DramAccount {
+  uint64_t available = 0;      // what the process could use when the run started
+  uint64_t graph = 0;          // what kernel 1 left in DRAM: in-core the CSR; tiered the O(N) arrays + cache
+  uint64_t edge_cache = 0;     // tiered: the cached prefixes
+  uint64_t state = 0;          // tiered: the O(N) state (tiered_state_bytes)
+  uint64_t io_buffers = 0;     // out-of-core
+  uint64_t budget = 0;         // tiered: edge cache + I/O buffers allowed
+  uint64_t build_scratch = 0;  // tiered: scratch of the on-disk CSR build (0 when reused)
+};
+
+// The budget of a tiered run (out-of-core: default half of what is free beyond the state; DAX: none unless
+// asked), refused with the numbers when it is below the I/O buffers or with the state exceeds what is
+// available. `placement` names the run in messages.
+uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,
+                       const IoOptions& opt, const char* placement, int scale);
+
+// Refuses an explicit --on-mem-edges K whose cache (`cache` bytes) exceeds the budget, or with the state and
+// buffers what is available.
+void check_cache_fits(uint64_t k, uint64_t cache, uint64_t io, uint64_t budget, bool budget_given, uint64_t state,
+                      uint64_t available);
 
 }  // namespace strata

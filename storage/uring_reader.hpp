@@ -16,6 +16,15 @@
 
 namespace strata {
 
+// How tails are read: requests of up to request_bytes (lists that are close merged into one; a gap of at
+// most merge_gap bytes is read rather than paid for with another request), depth in flight per thread.
+struct IoOptions {
+  unsigned depth = 64;
+  uint32_t request_bytes = 128 << 10;
+  uint64_t merge_gap = 16 << 10;
+};
+
+
 struct ReadRequest {
   uint32_t file = 0;    // index into the reader's files
   uint64_t offset = 0;  // bytes; a multiple of kDirectAlign for O_DIRECT files

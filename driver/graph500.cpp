@@ -1,0 +1,359 @@
+#include "driver/graph500.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "bfs/searches.hpp"
+#include "core/error.hpp"
+#include "core/ids.hpp"
+#include "core/timer.hpp"
+#include "core/units.hpp"
+#include "generators/edge_stream.hpp"
+#include "storage/atomic_dir.hpp"
+#include "storage/graph_dir.hpp"
+#include "validate/stats.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+
+uint64_t RunResult::bytes_read() const {
+  uint64_t sum = 0;
+  for (const SearchStats& s : search_stats) sum += s.io.bytes_read;
+  return sum;
+}
+double RunResult::statistic(const std::string& name) const {
+  for (const auto& [key, value] : statistics)
+    if (key == name) return value;
+  return 0;
+}
+uint64_t RunResult::io_requests() const {
+  uint64_t sum = 0;
+  for (const SearchStats& s : search_stats) sum += s.io.requests;
+  return sum;
+}
+
+namespace {
+
+void report(const RunHooks& hooks, const std::string& phase, uint64_t done, uint64_t total, const std::string& detail = {}) {
+  if (hooks.progress) hooks.progress(phase, done, total, detail);
+}
+
+PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
+  return {cfg.placement, parts, cfg.memory, cfg.dram_budget, cfg.on_mem_edges, cfg.hub_degree, cfg.io,
+          omp_get_max_threads()};
+}
+
+// The search for a prepared graph: the hybrid kernel over the placement's neighbour source.
+template <class Id>
+std::unique_ptr<GraphSearch<Id>> make_search(const PlacedGraph<Id>& pg, const RunConfig& cfg) {
+  switch (pg.report.kind) {
+    case Placement::kInCore: return in_core_search(pg.g, pg.partitioning, cfg.bfs);
+    case Placement::kOutOfCore: return out_of_core_search(pg.g, pg.cache, *pg.files, cfg.io, pg.partitioning, cfg.bfs);
+    case Placement::kDax:
+      return dax_search(pg.g, pg.cache, pg.mapped_lists(), pg.files->layout(), pg.partitioning, cfg.bfs);
+  }
+  throw Error("internal error: unknown placement");
+}
+
+// How many searches one validation pass checks. Each kept result costs a parent array and a level array
+// (the first search's levels live in the search's idle parent array). By default validation only uses what
+// kernel 1's peak already proved available -- the pre-dedup adjacency that deduplication gave back -- so a
+// run's peak is its construction's; --validate-batch trades memory for fewer passes over the tuples.
+// Out-of-core, kernel 1's peak was the budget: one search per pass unless asked.
+template <class Id>
+int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots) {
+  if (requested > 0) return std::min(requested, roots);
+  if (pg.report.kind != Placement::kInCore) return 1;
+  const Csr<Id>& g = pg.g;
+  uint64_t raw_entries = 0;
+#pragma omp parallel for reduction(+ : raw_entries)
+  for (uint64_t v = 0; v < g.n; ++v) raw_entries += g.raw_degree(v);
+  const uint64_t n = g.n, id = sizeof(Id);
+  const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
+  const uint64_t in_use = g.bytes() + 2 * n * id + n / 4;       // graph, two parent arrays, bitmaps
+  const uint64_t per_search = n * (id + 4) + n / 8;
+  const uint64_t extra = build_peak > in_use ? (build_peak - in_use) / per_search : 0;
+  return int(std::clamp<uint64_t>(1 + extra, 1, uint64_t(roots)));
+}
+
+// Roots exactly as the reference chooses them: vertices with an edge other than self-loops.
+template <class Id>
+std::vector<uint64_t> graph500_roots(const Csr<Id>& g, const KroneckerSpec& spec, int count) {
+  std::vector<uint64_t> has_edge((g.n + 63) / 64, 0);
+  for (uint64_t v = 0; v < g.n; ++v)
+    if (g.degree(v) > 0) has_edge[g.to_input[v] >> 6] |= uint64_t(1) << (g.to_input[v] & 63);
+  std::vector<uint64_t> roots = search_roots(spec, count, [&](uint64_t v) { return (has_edge[v >> 6] >> (v & 63)) & 1; });
+  if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", spec.scale));
+  return roots;
+}
+
+// A planted error, after timing: proves the run catches it (--debug-corrupt-search).
+template <class Id>
+void plant_cycle(Id* parent, uint64_t n, uint64_t root) {
+  for (uint64_t v = 0; v < n; ++v)
+    if (parent[v] != kNoVertex<Id> && v != root) {
+      parent[v] = Id(v);
+      return;
+    }
+}
+
+// Searches waiting for their validation pass, checked together in one pass over the tuples.
+template <class Id, class Source>
+struct ValidationBatch {
+  const Source& source;
+  GraphSearch<Id>& bfs;
+  RunResult& result;
+  std::vector<SearchToCheck<Id>> pending;
+
+  void check() {
+    if (pending.empty()) return;
+    const double v0 = now();
+    const std::vector<Verdict> verdicts = validate_searches<Id>(source, pending, bfs.idle_memory());
+    const double each = (now() - v0) / double(pending.size());
+    const size_t first = result.searches.size() - pending.size();
+    for (size_t i = 0; i < pending.size(); ++i) {
+      SearchRecord& r = result.searches[first + i];
+      r.validate_time = each;
+      r.valid = verdicts[i].valid;
+      if (!r.valid && result.failure.empty())
+        result.failure = fmt::format("validation failed for search {} (root {}): {}", first + i, r.root, verdicts[i].message);
+    }
+    pending.clear();
+  }
+};
+
+// Kernel 2 and validation: the warm-up, then each root's search timed alone, validated in batches.
+template <class Id, class Source>
+void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, const PlacedGraph<Id>& pg,
+                  GraphSearch<Id>& bfs, const RunHooks& hooks) {
+  const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
+  const std::vector<Id> internal = internal_ids(pg.g, roots);
+  result.validate_batch = cfg.validate ? validation_batch(pg, cfg.validate_batch, int(roots.size())) : 1;
+  std::vector<std::vector<Id>> kept(result.validate_batch);  // one by one: copying a prototype would hold two
+  for (auto& k : kept) k.resize(pg.g.n);
+  ValidationBatch<Id, Source> batch{source, bfs, result, {}};
+  bfs.search(internal[0], kept[0].data());  // warm-up search, untimed and not reported
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Id* parent = kept[batch.pending.size()].data();
+    const double s0 = now();
+    SearchStats stats = bfs.search(internal[i], parent);
+    const double time = now() - s0;
+    const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
+    result.searches.push_back({roots[i], time, nedge, 0.0, false});
+    if (cfg.corrupt_search == int(i)) plant_cycle(parent, pg.g.n, roots[i]);
+    if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
+    stats.levels.clear();
+    result.search_stats.push_back(std::move(stats));
+    if (cfg.validate) {
+      batch.pending.push_back({roots[i], parent, nedge});
+      if (int(batch.pending.size()) == result.validate_batch || i + 1 == roots.size()) {
+        report(hooks, "kernel 2", i + 1, roots.size(), "validating");
+        batch.check();
+      }
+    }
+    report(hooks, "kernel 2", i + 1, roots.size(), fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
+  }
+}
+
+// Everything a result says of the prepared graph and the run around the searches.
+template <class Id>
+void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bfs, const Topology& topo, int kept) {
+  r.parts = pg.partitioning.parts();
+  r.partitions = pg.partitioning.describe();
+  r.numa_nodes = topo.nodes();
+  r.directed_edges = pg.g.directed_edges();
+  r.construction_time = pg.construction_time;
+  r.placement = pg.report;
+  r.dram = pg.dram;
+  r.io_buffer_bytes = bfs.io_buffer_bytes();
+  r.registered_buffers = bfs.registered_buffers();
+  r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), kept) + r.io_buffer_bytes;
+}
+
+template <class Id, class Source>
+void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
+                          const Topology& topo, const RunHooks& hooks, double load_at_start) {
+  const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
+  pin_threads(pg.partitioning, topo, r.threads);
+  run_searches(r, cfg, source, pg, *bfs, hooks);
+  describe(r, pg, *bfs, topo, r.validate_batch);
+  if (!r.ok()) return;  // no statistics from a failed run
+  r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches);
+  r.measurement_warnings = measurement_warnings(r.searches, load_at_start, r.threads);
+}
+
+template <class Id>
+void check_in_core_memory(const KroneckerSpec& spec, int validate_batch) {
+  const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1));
+  const uint64_t have = available_memory_bytes();
+  if (need > have)
+    throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available (an out-of-core run, "
+                            "--placement out-of-core, needs far less)",
+                            spec.scale, human_bytes(double(need)), human_bytes(double(have))));
+}
+
+// Kernel 0: with a stored graph, producing a verified edge list (reading it and checking every block);
+// generated, one timed pass generating every tuple (kernel 1 regenerates them as it needs them).
+double kernel0(const GraphDir& dir, const RunHooks& hooks) {
+  const double t0 = now();
+  dir.verify([&](uint64_t done, uint64_t total) { report(hooks, "verifying " + dir.path(), done, total); });
+  return now() - t0;
+}
+double kernel0(const GeneratedEdges& source, const RunHooks& hooks) {
+  const double t0 = now();
+  std::atomic<uint64_t> done{0};
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+    const uint64_t d = done += edges.size();
+    if (omp_get_thread_num() == 0) report(hooks, "kernel 0", d, source.spec().edge_count());
+  });
+  return now() - t0;
+}
+
+template <class Id, class Source>
+void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topology& topo, int parts,
+            const RunHooks& hooks, double load_at_start) {
+  r.spec = source.spec();
+  r.generation_time = kernel0(source, hooks);
+  PlacedGraph<Id> pg;
+  const PhaseProgress progress = [&](const std::string& phase, uint64_t d, uint64_t t) { report(hooks, phase, d, t); };
+  if constexpr (std::is_same_v<Source, GraphDir>) {
+    if (cfg.placement != Placement::kInCore) prepare_tiered(pg, source, placement_spec(cfg, parts), topo, progress);
+    else prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
+  } else {
+    prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
+  }
+  search_and_summarize(r, cfg, source, pg, topo, hooks, load_at_start);
+}
+
+template <class Id>
+RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double load_at_start) {
+  const Topology topo = Topology::detect();
+  const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
+  check_memory_nodes(cfg.memory.mem_nodes, topo);
+  if (cfg.memory.any() && cfg.placement != Placement::kInCore)
+    throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
+                std::string(placement_name(cfg.placement)));
+  RunResult r;
+  r.graph_dir = cfg.graph_dir;
+  r.threads = omp_get_max_threads();
+  r.bfs = cfg.bfs;
+  r.validate = cfg.validate;
+  r.io = cfg.io;
+  r.mem_nodes = cfg.memory.mem_nodes;
+  r.interleave = cfg.memory.interleave;
+  if (!cfg.graph_dir.empty()) {
+    const GraphDir dir = GraphDir::open(cfg.graph_dir);
+    if (cfg.placement == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch);
+    run_on<Id>(r, cfg, dir, topo, parts, hooks, load_at_start);
+    return r;
+  }
+  if (cfg.placement != Placement::kInCore)
+    throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
+                            "--scale {} --out DIR`)",
+                            placement_name(cfg.placement), cfg.spec.scale));
+  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch);
+  run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, load_at_start);
+  return r;
+}
+
+// Held for the whole run: `generate --force` cannot replace the directory under it (nor its CSR). A lock
+// held only for a moment (a --force that is refused, a probe) is waited out for up to 2 s.
+DirLock lock_graph_dir(const std::string& dir) {
+  DirLock lock;
+  if (dir.empty() || !path_exists(dir)) return lock;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    if (DirLock::try_lock(dir, DirLock::kShared, lock)) return lock;
+    ::usleep(100000);
+  }
+  throw Error(dir + " is being replaced by another strata process (generate --force); run again when it has finished");
+}
+
+}  // namespace
+
+RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
+  const double load_at_start = load_average();
+  if (config.threads > 0) omp_set_num_threads(config.threads);
+  const DirLock graph_lock = lock_graph_dir(config.graph_dir);
+  const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
+  return scale <= 31 ? run_typed<uint32_t>(config, hooks, load_at_start) : run_typed<uint64_t>(config, hooks, load_at_start);
+}
+
+std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
+                                                                double construction,
+                                                                const std::vector<SearchRecord>& searches) {
+  std::vector<double> time, nedge, validate;
+  for (const auto& s : searches) {
+    time.push_back(s.time);
+    nedge.push_back(double(s.nedge));
+    validate.push_back(s.validate_time);
+  }
+  std::vector<std::pair<std::string, double>> r = {{"SCALE", scale},
+                                                   {"edgefactor", double(edgefactor)},
+                                                   {"NBFS", double(searches.size())},
+                                                   {"graph_generation", generation},
+                                                   {"num_mpi_processes", 1},
+                                                   {"construction_time", construction}};
+  auto add = [&](const std::string& prefix, const std::string& suffix, const Summary& s) {
+    r.push_back({prefix + "min" + suffix, s.min});
+    r.push_back({prefix + "firstquartile" + suffix, s.firstquartile});
+    r.push_back({prefix + "median" + suffix, s.median});
+    r.push_back({prefix + "thirdquartile" + suffix, s.thirdquartile});
+    r.push_back({prefix + "max" + suffix, s.max});
+    r.push_back({prefix + "mean" + suffix, s.mean});
+    r.push_back({prefix + "stddev" + suffix, s.stddev});
+  };
+  add("bfs_", "_time", summarize(time));
+  add("", "_nedge", summarize(nedge));
+  const TepsSummary t = summarize_teps(time, nedge);
+  r.insert(r.end(), {{"bfs_min_TEPS", t.min},
+                     {"bfs_firstquartile_TEPS", t.firstquartile},
+                     {"bfs_median_TEPS", t.median},
+                     {"bfs_thirdquartile_TEPS", t.thirdquartile},
+                     {"bfs_max_TEPS", t.max},
+                     {"bfs_harmonic_mean_TEPS", t.harmonic_mean},
+                     {"bfs_harmonic_stddev_TEPS", t.harmonic_stddev}});
+  add("bfs_", "_validate", summarize(validate));
+  return r;
+}
+
+double load_average() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  double load = -1;
+  if (f) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+    std::fclose(f);
+  }
+  return load;
+}
+
+std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double load_at_start,
+                                              int threads) {
+  constexpr double kSpread = 20;
+  std::vector<std::string> w;
+  if (load_at_start > threads)
+    w.push_back(fmt::format("the load average was {:.2f} at start, above the {} thread{} the run used: other work "
+                            "competed for the CPUs",
+                            load_at_start, threads, threads == 1 ? "" : "s"));
+  std::map<uint64_t, std::pair<double, double>> by_nedge;  // nedge -> fastest, slowest search
+  for (const SearchRecord& s : searches) {
+    auto [it, fresh] = by_nedge.try_emplace(s.nedge, s.time, s.time);
+    if (!fresh) it->second = {std::min(it->second.first, s.time), std::max(it->second.second, s.time)};
+  }
+  for (const auto& [nedge, range] : by_nedge)
+    if (range.first > 0 && range.second / range.first > kSpread) {
+      w.push_back(fmt::format("searches of equal nedge ({}) took {:.3g} s to {:.3g} s, a {:.0f}x spread: the "
+                              "machine was probably busy; measure again on an idle one",
+                              nedge, range.first, range.second, range.second / range.first));
+      break;
+    }
+  return w;
+}
+
+}  // namespace strata

@@ -1,0 +1,105 @@
+// The Graph500 driver: kernel 0 (or a graph directory), kernel 1 for the placement (engine/prepare.hpp), the
+// reference's roots, one untimed warm-up, each search timed alone, every search validated in batches, and the
+// official statistics -- returned as a typed RunResult that apps/ formats (block, JSON, tables, CSV, plots).
+// The same driver will serve kernel 3 (SSSP) and an MPI backend.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bfs/graph_search.hpp"
+#include "engine/memory.hpp"
+#include "engine/prepare.hpp"
+#include "generators/kronecker.hpp"
+
+namespace strata {
+
+// What a run was asked to do.
+struct RunConfig {
+  KroneckerSpec spec;
+  std::string graph_dir;  // empty: generate from spec
+  int roots = 64;
+  int threads = 0;        // 0: OpenMP default
+  int numa_parts = 0;     // 0: one per NUMA node
+  BfsOptions bfs;
+  bool validate = true;
+  int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
+  int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
+
+  Placement placement = Placement::kInCore;
+  uint64_t dram_budget = 0;           // tiered: bytes for the edge cache and I/O buffers; 0 = the default
+  int64_t on_mem_edges = -1;          // tiered: K; -1 = the largest K the budget holds
+  uint64_t hub_degree = kNoHubs;      // tiered: lists at least this long stay whole in DRAM
+  IoOptions io;
+  MemoryPlacement memory;             // in-core: --mem-nodes / --interleave
+};
+
+// One search: root (input label), seconds, nedge by the reference rule, validation.
+struct SearchRecord {
+  uint64_t root;
+  double time;
+  uint64_t nedge;
+  double validate_time;
+  bool valid;
+};
+
+struct RunResult {
+  KroneckerSpec spec;
+  std::string graph_dir;
+  int threads = 0;
+  int parts = 0;
+  std::string partitions;  // "[begin,end)@nodeN, ..."
+  int numa_nodes = 0;
+  BfsOptions bfs;
+  bool validate = true;
+  int validate_batch = 1;
+  uint64_t directed_edges = 0;
+  double generation_time = 0, construction_time = 0;
+  std::vector<SearchRecord> searches;
+  std::vector<SearchStats> search_stats;                     // per search: edges examined, storage traffic
+  std::vector<std::pair<std::string, double>> statistics;    // GRAPH500.md section 4, by spec name; empty on failure
+  std::string failure;                                        // why validation failed; empty if it did not
+  std::vector<std::string> measurement_warnings;
+  PlacementReport placement;
+  std::vector<int> mem_nodes;  // in-core: --mem-nodes
+  bool interleave = false;     // in-core: --interleave
+  DramAccount dram;
+  uint64_t dram_bytes = 0;  // graph + search state + kept results + I/O buffers
+  uint64_t io_buffer_bytes = 0;
+  bool registered_buffers = false;
+  IoOptions io;
+
+  bool ok() const { return failure.empty(); }
+  double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
+  uint64_t bytes_read() const;
+  uint64_t io_requests() const;
+};
+
+// Told as the run goes: progress of a phase (label, done, total, detail), and each search's levels (with
+// --trace) right after it is timed.
+struct RunHooks {
+  std::function<void(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail)> progress;
+  std::function<void(size_t search, uint64_t root, const SearchStats& stats)> trace;
+};
+
+// Runs kernel 1, the searches and their validation. Errors (bad input, I/O, memory) throw Error; a search that
+// fails validation is a result with failure set and no statistics.
+RunResult run_graph500(const RunConfig& config, const RunHooks& hooks = {});
+
+// Every key of GRAPH500.md section 4, in the reference's order, by spec name.
+std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
+                                                                double construction,
+                                                                const std::vector<SearchRecord>& searches);
+
+// The 1-minute load average now (/proc/loadavg), or a negative number if unknown.
+double load_average();
+
+// Signs that a run's timings were disturbed, each a sentence (none: an empty list); they change no
+// statistic. Searches of equal nedge (one component) whose times spread more than 20x, or a load average
+// above the thread count when the run started.
+std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double load_at_start,
+                                              int threads);
+
+}  // namespace strata

@@ -1,0 +1,252 @@
+// Kernel 1 for every placement: from an edge source, a placement spec and the topology, a graph ready to
+// search (PlacedGraph) with a typed account of its DRAM and of how it was placed. In-core builds the CSR in
+// DRAM (on chosen memory nodes, or interleaved); out-of-core and DAX build (or reuse) the on-disk CSR in
+// the graph directory, load its O(N) arrays and the edge cache, and DAX maps the partition files.
+// A new placement is one more prepare_* here and one search in bfs/searches.hpp.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "core/timer.hpp"
+#include "core/units.hpp"
+#include "engine/build_csr.hpp"
+#include "engine/build_csr_files.hpp"
+#include "engine/edge_cache.hpp"
+#include "engine/memory.hpp"
+#include "engine/placement.hpp"
+#include "storage/atomic_dir.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/file.hpp"
+#include "storage/graph_dir.hpp"
+#include "storage/pmem_map.hpp"
+
+namespace strata {
+
+enum class Placement { kInCore, kOutOfCore, kDax };
+const char* placement_name(Placement p);
+std::optional<Placement> placement_from_name(const std::string& name);  // the inverse; nullopt if unknown
+
+// Where and how the graph should live (the run's placement flags).
+struct PlacementSpec {
+  Placement kind = Placement::kInCore;
+  int parts = 1;                    // vertex partitions (one per NUMA node by default)
+  MemoryPlacement memory;           // in-core: --mem-nodes / --interleave
+  uint64_t dram_budget = 0;         // tiered: bytes for the edge cache and I/O buffers; 0 = the default
+  int64_t on_mem_edges = -1;        // tiered: K; -1 = the largest K the budget holds
+  uint64_t hub_degree = kNoHubs;    // tiered: lists at least this long stay whole in DRAM
+  IoOptions io;                     // out-of-core reads
+  int threads = 1;                  // for the I/O buffers
+};
+
+// How the graph was placed, for the report (JSON keys by the same names).
+struct PlacementReport {
+  Placement kind = Placement::kInCore;
+  std::map<std::string, std::string> memory_placement;  // where each structure lives
+  // tiered
+  uint64_t on_mem_edges = 0;
+  bool on_mem_edges_all = false;
+  uint64_t hub_degree = kNoHubs;
+  uint64_t adjacency_bytes = 0;
+  std::string csr_dir;
+  bool csr_reused = false;
+  double csr_build_time = 0;
+  std::optional<uint64_t> csr_build_passes;  // none when reused
+  double cache_load_time = 0;
+  bool is_pmem = false;         // DAX
+  uint64_t mapped_bytes = 0;    // DAX
+  bool direct_io = false;       // out-of-core
+};
+
+// A graph ready to search. Searches refer to its members, so it is filled in place and never moved;
+// members die in reverse order, the mappings and files after the cache that was loaded from them.
+template <class Id>
+struct PlacedGraph {
+  PlacedGraph() = default;
+  PlacedGraph(const PlacedGraph&) = delete;
+  PlacedGraph& operator=(const PlacedGraph&) = delete;
+
+  Csr<Id> g;  // in-core: the whole CSR; tiered: its O(N) arrays (offsets, labels, duplicates)
+  Partitioning partitioning;
+  std::optional<CsrFiles> files;      // tiered
+  std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
+  EdgeCache<Id> cache;                // tiered
+  double construction_time = 0;
+  DramAccount dram;
+  PlacementReport report;
+
+  std::vector<const Id*> mapped_lists() const {
+    std::vector<const Id*> lists;
+    for (const PmemMapping& m : mappings) lists.push_back(reinterpret_cast<const Id*>(m.data()));
+    return lists;
+  }
+};
+
+// Called as kernel 1 goes: the phase's label, its progress.
+using PhaseProgress = std::function<void(const std::string& phase, uint64_t done, uint64_t total)>;
+
+template <class Id, class Source>
+void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const PlacementSpec& spec, const Topology& topo,
+                     const PhaseProgress& progress) {
+  const double t0 = now();
+  out.g = build_csr<Id>(source, [&](const char* phase, uint64_t done, uint64_t total) {
+    if (progress) progress(std::string("kernel 1: ") + phase, done, total);
+  });
+  out.partitioning = partition_by_work(out.g, spec.parts, topo);
+  place_graph(out.g, out.partitioning, spec.memory, topo);
+  out.construction_time = now() - t0;
+  out.dram.available = available_memory_bytes();
+  out.dram.graph = out.g.bytes();
+  out.report.kind = Placement::kInCore;
+  out.report.memory_placement = describe_placement(spec.memory, out.partitioning, topo);
+}
+
+namespace prepare_detail {
+
+// The on-disk CSR for `parts` partitions: reused when present (a concurrent run's build is waited for), else
+// built under the build lock with `scratch` bytes. Returns whether it was reused.
+template <class Id>
+bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts, const Topology& topo,
+                        uint64_t scratch, bool dax, ExternalBuildStats& build, const PhaseProgress& progress) {
+  DirLock build_lock;  // one build of a CSR at a time: a second run waits, then reuses what the first built
+  if (!path_exists(path)) {
+    build_lock = DirLock::wait_file(dir.path() + "/" + GraphDir::kHeaderFile);
+    if (const int removed = remove_unfinished_builds(path))
+      std::fprintf(stderr, "strata: note: removed %d unfinished CSR build(s) of %s (an interrupted run); rebuilding\n",
+                   removed, path.c_str());
+  }
+  if (path_exists(path)) return true;
+  const uint64_t need = dir.data_bytes() + dir.spec().vertex_count() * 16;
+  if (free_bytes_at(dir.path()) < need)
+    throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
+                            human_bytes(double(need)), human_bytes(double(free_bytes_at(dir.path())))));
+  build_csr_files<Id>(dir, path, parts, topo, scratch,
+                      [&](const char* phase, uint64_t done, uint64_t total) {
+                        if (progress) progress(std::string("kernel 1: on-disk CSR, ") + phase, done, total);
+                      },
+                      &build, dax);
+  return false;
+}
+
+// Every refusal of a stored CSR says how to get a good one.
+inline Error with_rebuild_hint(const Error& e, const std::string& path) {
+  const std::string why = e.what();
+  return why.find("remove ") != std::string::npos ? e : Error(why + "; remove " + path + " and run again to rebuild it");
+}
+
+// K for the edge cache: the one asked for (checked against the budget), none for DAX without a budget, or
+// the largest the budget holds.
+template <class Id>
+uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount& d) {
+  if (spec.on_mem_edges >= 0) {
+    const uint64_t k = uint64_t(spec.on_mem_edges);
+    check_cache_fits(k, cache_entries(g, k, spec.hub_degree) * sizeof(Id), d.io_buffers, d.budget, spec.dram_budget > 0,
+                     d.state, d.available);
+    return k;
+  }
+  if (spec.kind == Placement::kDax && spec.dram_budget == 0) return 0;  // DAX reads every list in place
+  uint64_t k = 0;
+  if (!k_for_budget(g, d.budget - d.io_buffers, spec.hub_degree, k))
+    throw Error(fmt::format("--dram-budget {} cannot hold the hubs' lists (--hub-degree {}): they need {} plus {} of "
+                            "I/O buffers",
+                            human_bytes(double(d.budget)), spec.hub_degree,
+                            human_bytes(double(cache_entries(g, 0, spec.hub_degree) * sizeof(Id))),
+                            human_bytes(double(d.io_buffers))));
+  return k;
+}
+
+// DAX: the partition files mapped; the cache copied out of the mapping.
+template <class Id>
+void map_partitions(PlacedGraph<Id>& out, const std::string& path, uint64_t k, uint64_t hub_degree) {
+  std::vector<const char*> bases;
+  out.report.is_pmem = true;
+  for (int p = 0; p < out.files->layout().parts(); ++p) {
+    out.mappings.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
+    out.report.is_pmem = out.report.is_pmem && out.mappings.back().is_pmem();
+    out.report.mapped_bytes += out.mappings.back().size();
+    bases.push_back(out.mappings.back().data());
+  }
+  if (!out.report.is_pmem)
+    std::fprintf(stderr, "strata: warning: %s is not on persistent memory (no DAX mapping): the search reads it "
+                         "through the page cache\n", path.c_str());
+  out.cache = load_edge_cache_mapped(out.g, *out.files, bases, k, hub_degree);
+}
+
+}  // namespace prepare_detail
+
+template <class Id>
+void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
+                    const PhaseProgress& progress) {
+  const bool dax = spec.kind == Placement::kDax;
+  DramAccount& d = out.dram;
+  d.available = available_memory_bytes();
+  d.state = tiered_state_bytes(dir.spec().vertex_count(), sizeof(Id));
+  d.io_buffers = dax ? 0 : io_buffer_bytes(spec.threads, spec.io);
+  d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
+                           placement_name(spec.kind), dir.spec().scale);
+  // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state.
+  d.build_scratch = d.budget > 0 ? d.budget : (d.available > d.state ? (d.available - d.state) / 4 : 0);
+
+  const double t0 = now();
+  const std::string path = CsrFiles::path_for(dir.path(), spec.parts);
+  ExternalBuildStats build{};
+  const bool reused = prepare_detail::build_or_reuse_csr<Id>(dir, path, spec.parts, topo, d.build_scratch, dax, build,
+                                                             progress);
+  if (reused) d.build_scratch = 0;
+  const double built = now();
+  try {
+    out.files.emplace(CsrFiles::open(path, dir.header_hash(), dir.spec().scale));
+    if (out.files->layout().parts() != spec.parts) throw Error(path + " has the wrong partition count");
+    out.g = load_csr_meta<Id>(*out.files);
+    const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
+    out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
+    if (dax) {
+      prepare_detail::map_partitions(out, path, k, spec.hub_degree);
+    } else {
+      out.cache = load_edge_cache(out.g, *out.files, k, spec.hub_degree, [&](uint64_t done, uint64_t total) {
+        if (progress) progress("kernel 1: loading the edge cache", done, total);
+      });
+    }
+    out.report.on_mem_edges = k;
+  } catch (const Error& e) {
+    throw prepare_detail::with_rebuild_hint(e, path);
+  }
+  const double loaded = now();
+  // A reused CSR counts the build it took, so that construction_time always covers building the graph.
+  const double build_time = reused ? out.files->layout().build_seconds : built - t0;
+  out.construction_time = build_time + (loaded - built);
+
+  PlacementReport& r = out.report;
+  r.kind = spec.kind;
+  r.on_mem_edges_all = r.on_mem_edges >= (out.g.n ? out.g.degree(0) : 0);
+  r.hub_degree = spec.hub_degree;
+  r.adjacency_bytes = out.g.directed_edges() * sizeof(Id);
+  r.csr_dir = path;
+  r.csr_reused = reused;
+  r.csr_build_time = build_time;
+  if (!reused) r.csr_build_passes = build.passes;
+  r.cache_load_time = loaded - built;
+  const std::vector<const DirectFile*> adj = out.files->adj_files();
+  r.direct_io = !dax && std::all_of(adj.begin(), adj.end(), [](const DirectFile* f) { return f->direct; });
+  d.edge_cache = out.cache.entries_bytes();
+  d.graph = out.g.bytes() + out.cache.entries_bytes() + out.cache.offsets.bytes();
+  std::vector<int> cpu_nodes;
+  for (int n : out.partitioning.node)
+    if (std::find(cpu_nodes.begin(), cpu_nodes.end(), n) == cpu_nodes.end()) cpu_nodes.push_back(n);
+  const std::string local = fmt::format("DRAM, partitioned over CPU nodes {}", fmt::join(cpu_nodes, ","));
+  r.memory_placement = {{"adjacency", dax ? fmt::format("mapped in place from {} ({})", path, r.is_pmem ? "pmem" : "page cache")
+                                          : fmt::format("on storage in {}, read with io_uring", path)},
+                        {"edge_cache", local}, {"offsets", local}, {"labels", local}, {"duplicates", local},
+                        {"parents", local},    {"frontiers", local}};
+}
+
+}  // namespace strata
