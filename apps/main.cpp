@@ -285,6 +285,8 @@ int main_checked(int argc, char** argv) {
   run->add_option("--debug-corrupt-search", cfg.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
       ->group("");  // hidden from --help
+  run->add_option("--debug-id-bytes", cfg.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
+      ->check(CLI::IsMember({4, 8}))->group("");
 
   CompareConfig cmp;
   std::string cmp_placements = "in-core,out-of-core,dax", cmp_budget;
@@ -310,6 +312,8 @@ int main_checked(int argc, char** argv) {
   tune_cmd->add_option("--threads,-t", tune.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   tune_cmd->add_option("--csv", tune.csv_path, "also write the CSV here");
   tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
+  tune_cmd->add_option("--debug-id-bytes", tune.run.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
+      ->check(CLI::IsMember({4, 8}))->group("");
 
   const std::vector<std::string> commands = {"generate", "info", "run", "compare", "tune"};
   if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end())

@@ -92,8 +92,7 @@ int run_tune(const TuneConfig& cfg) {
     p.dram_bytes = r.dram_bytes;
     p.valid = true;
     // DAX: the bytes loaded from the mapping (entries of the graph's id width).
-    const uint64_t id_bytes = r.spec.scale <= 31 ? 4 : 8;
-    for (const SearchStats& s : r.search_stats) p.bytes_read += dax ? s.io.edges_storage * id_bytes : s.io.bytes_read;
+    for (const SearchStats& s : r.search_stats) p.bytes_read += dax ? s.io.edges_storage * r.id_bytes : s.io.bytes_read;
   };
   Point first{0, 0};
   {

@@ -60,100 +60,19 @@ class TailReads {
   // the entries it examined. Adds what it scanned and read to io.
   template <class Visit>
   void read(Visit&& visit, LevelIo& io) {
-    const int k = parts_.parts();
-    std::vector<uint64_t> chunks(k);
-    for (int p = 0; p < k; ++p) chunks[p] = (word_end(p) - word_begin(p) + kChunkWords - 1) / kChunkWords;
+    std::vector<uint64_t> chunks(parts_.parts());
+    for (int p = 0; p < parts_.parts(); ++p) chunks[p] = (word_end(p) - word_begin(p) + kChunkWords - 1) / kChunkWords;
     for (auto& c : claim_) c.store(0, std::memory_order_relaxed);
-    const CsrLayout& L = files_.layout();
-    // Byte range of v's tail in its partition's file.
-    auto tail_bytes = [&](uint64_t v, int p, uint64_t& a, uint64_t& b) {
-      a = (g_.offsets[v] + (cached_[v + 1] - cached_[v]) - L.part_first[p]) * sizeof(Id);
-      b = (g_.offsets[v + 1] - L.part_first[p]) * sizeof(Id);
-    };
     FirstError errors;
     uint64_t scanned = 0, bytes = 0, requests = 0;
 #pragma omp parallel reduction(+ : scanned, bytes, requests)
     {
       UringReader& reader = *readers_[omp_get_thread_num()];
       const uint64_t bytes0 = reader.bytes_read(), requests0 = reader.requests();
-      const int home = parts_.home_part(omp_get_thread_num(), omp_get_num_threads());
-      int turn = 0, p = home;
-      uint64_t v = 0, v_end = 0, resume = 0;  // next vertex to consider, end of the claimed chunk
-      auto claim = [&] {
-        for (; turn < k; ++turn) {
-          p = (home + turn) % k;
-          const uint64_t c = claim_[p].fetch_add(1, std::memory_order_relaxed);
-          if (c < chunks[p]) {
-            v = (word_begin(p) + c * kChunkWords) * 64;
-            v_end = std::min({parts_.end(p), active_, (word_begin(p) + (c + 1) * kChunkWords) * 64});
-            return true;
-          }
-        }
-        return false;
-      };
-      auto next_marked = [&](uint64_t from) {
-        const uint64_t* words = marks_.words();
-        for (uint64_t x = from; x < v_end;) {
-          const uint64_t bits = words[x >> 6] >> (x & 63);
-          if (bits) return std::min(v_end, x + __builtin_ctzll(bits));
-          x = (x | 63) + 1;
-        }
-        return v_end;
-      };
+      Cursor cursor(*this, chunks, parts_.home_part(omp_get_thread_num(), omp_get_num_threads()));
       errors.run([&] {
-        reader.run(
-            [&](ReadRequest& r) {
-              for (;;) {
-                if (v >= v_end && !claim()) return false;
-                const uint64_t first = next_marked(v);
-                if (first == v_end) {
-                  v = v_end;
-                  continue;
-                }
-                uint64_t a, b;
-                tail_bytes(first, p, a, b);
-                if (resume) a = resume;
-                const uint64_t lo = align_down(a), max = opt_.request_bytes;
-                uint64_t hi = align_up(b);
-                r.file = uint32_t(p);
-                r.offset = lo;
-                r.tag[0] = first;
-                if (hi - lo > max) {  // a long tail: this piece, and the next request resumes after it
-                  resume = lo + max;
-                  v = first;
-                  r.length = uint32_t(max);
-                  r.tag[1] = first + 1;
-                  return true;
-                }
-                resume = 0;
-                uint64_t last = first;
-                for (uint64_t w = next_marked(first + 1); w < v_end; w = next_marked(w + 1)) {
-                  uint64_t aw, bw;
-                  tail_bytes(w, p, aw, bw);
-                  if (align_down(aw) > hi + opt_.merge_gap || align_up(bw) - lo > max) break;
-                  hi = std::max(hi, align_up(bw));
-                  last = w;
-                }
-                v = last + 1;
-                r.length = uint32_t(hi - lo);
-                r.tag[1] = last + 1;
-                return true;
-              }
-            },
-            [&](const ReadRequest& r, const char* data) {
-              for (uint64_t x = r.tag[0]; x < r.tag[1]; ++x) {
-                if (!marks_.test(x)) continue;
-                uint64_t a, b;
-                tail_bytes(x, int(r.file), a, b);
-                a = std::max(a, r.offset);
-                b = std::min(b, r.offset + r.length);
-                if (a >= b) continue;
-                const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
-                const Id* last = first + (b - a) / sizeof(Id);
-                check_ids(first, last, int(r.file), a);
-                scanned += visit(Id(x), first, last);
-              }
-            });
+        reader.run([&](ReadRequest& r) { return cursor.next_request(r); },
+                   [&](const ReadRequest& r, const char* data) { scanned += deliver(r, data, visit); });
       });
       bytes += reader.bytes_read() - bytes0;
       requests += reader.requests() - requests0;
@@ -165,9 +84,109 @@ class TailReads {
     io.requests += requests;
   }
 
-
  private:
   static constexpr uint64_t kChunkWords = 64;  // bitmap words (4096 vertices) per work item
+
+  // Byte range [a, b) of v's tail in partition p's file.
+  void tail_bytes(uint64_t v, int p, uint64_t& a, uint64_t& b) const {
+    const CsrLayout& L = files_.layout();
+    a = (g_.offsets[v] + (cached_[v + 1] - cached_[v]) - L.part_first[p]) * sizeof(Id);
+    b = (g_.offsets[v + 1] - L.part_first[p]) * sizeof(Id);
+  }
+
+  // One thread's walk over the marked vertices: claims chunks (home part first), turns runs of nearby
+  // tails into requests of at most request_bytes, and splits a longer tail into several.
+  struct Cursor {
+    TailReads& t;
+    const std::vector<uint64_t>& chunks;
+    int home, turn = 0, p = 0;
+    uint64_t v = 0, v_end = 0, resume = 0;  // next vertex to consider, end of the claimed chunk, a split tail
+
+    Cursor(TailReads& reads, const std::vector<uint64_t>& c, int home_part) : t(reads), chunks(c), home(home_part), p(home_part) {}
+
+    bool claim() {
+      for (const int k = t.parts_.parts(); turn < k; ++turn) {
+        p = (home + turn) % k;
+        const uint64_t c = t.claim_[p].fetch_add(1, std::memory_order_relaxed);
+        if (c < chunks[p]) {
+          v = (t.word_begin(p) + c * kChunkWords) * 64;
+          v_end = std::min({t.parts_.end(p), t.active_, (t.word_begin(p) + (c + 1) * kChunkWords) * 64});
+          return true;
+        }
+      }
+      return false;
+    }
+    uint64_t next_marked(uint64_t from) const {
+      const uint64_t* words = t.marks_.words();
+      for (uint64_t x = from; x < v_end;) {
+        const uint64_t bits = words[x >> 6] >> (x & 63);
+        if (bits) return std::min(v_end, x + __builtin_ctzll(bits));
+        x = (x | 63) + 1;
+      }
+      return v_end;
+    }
+    bool next_request(ReadRequest& r) {
+      for (;;) {
+        if (v >= v_end && !claim()) return false;
+        const uint64_t first = next_marked(v);
+        if (first == v_end) {
+          v = v_end;
+          continue;
+        }
+        fill(r, first);
+        return true;
+      }
+    }
+    // The request starting at marked vertex `first`: its tail (or the next piece of it), merged with the
+    // marked tails that follow within merge_gap bytes while the request stays within request_bytes.
+    void fill(ReadRequest& r, uint64_t first) {
+      uint64_t a, b;
+      t.tail_bytes(first, p, a, b);
+      if (resume) a = resume;
+      const uint64_t lo = align_down(a), max = t.opt_.request_bytes;
+      uint64_t hi = align_up(b), last = first;
+      r.file = uint32_t(p);
+      r.offset = lo;
+      r.tag[0] = first;
+      if (hi - lo > max) {  // a long tail: this piece, and the next request resumes after it
+        resume = lo + max;
+        v = first;
+        r.length = uint32_t(max);
+        r.tag[1] = first + 1;
+        return;
+      }
+      resume = 0;
+      for (uint64_t w = next_marked(first + 1); w < v_end; w = next_marked(w + 1)) {
+        uint64_t aw, bw;
+        t.tail_bytes(w, p, aw, bw);
+        if (align_down(aw) > hi + t.opt_.merge_gap || align_up(bw) - lo > max) break;
+        hi = std::max(hi, align_up(bw));
+        last = w;
+      }
+      v = last + 1;
+      r.length = uint32_t(hi - lo);
+      r.tag[1] = last + 1;
+    }
+  };
+
+  // A completed request: each marked vertex's share of the buffer, range-checked, to visit.
+  template <class Visit>
+  uint64_t deliver(const ReadRequest& r, const char* data, Visit& visit) const {
+    uint64_t scanned = 0;
+    for (uint64_t x = r.tag[0]; x < r.tag[1]; ++x) {
+      if (!marks_.test(x)) continue;
+      uint64_t a, b;
+      tail_bytes(x, int(r.file), a, b);
+      a = std::max(a, r.offset);
+      b = std::min(b, r.offset + r.length);
+      if (a >= b) continue;
+      const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
+      const Id* last = first + (b - a) / sizeof(Id);
+      check_ids(first, last, int(r.file), a);
+      scanned += visit(Id(x), first, last);
+    }
+    return scanned;
+  }
 
   // Entries read from storage are checked before use: the file may have changed since its checksums were
   // verified at load (an id out of range would index past the search's arrays). One pass over data the

@@ -169,6 +169,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   r.partitions = pg.partitioning.describe();
   r.numa_nodes = topo.nodes();
   r.directed_edges = pg.g.directed_edges();
+  r.id_bytes = int(sizeof(Id));
   r.construction_time = pg.construction_time;
   r.placement = pg.report;
   r.dram = pg.dram;
@@ -282,7 +283,8 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
-  return scale <= 31 ? run_typed<uint32_t>(config, hooks, load_at_start) : run_typed<uint64_t>(config, hooks, load_at_start);
+  const bool wide = scale > 31 || config.id_bytes == 8;
+  return wide ? run_typed<uint64_t>(config, hooks, load_at_start) : run_typed<uint32_t>(config, hooks, load_at_start);
 }
 
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,

@@ -27,6 +27,7 @@ struct RunConfig {
   bool validate = true;
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
   int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
+  int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
 
   Placement placement = Placement::kInCore;
   uint64_t dram_budget = 0;           // tiered: bytes for the edge cache and I/O buffers; 0 = the default
@@ -56,6 +57,7 @@ struct RunResult {
   bool validate = true;
   int validate_batch = 1;
   uint64_t directed_edges = 0;
+  int id_bytes = 4;  // vertex ids of this run: 4 up to SCALE 31, else 8
   double generation_time = 0, construction_time = 0;
   std::vector<SearchRecord> searches;
   std::vector<SearchStats> search_stats;                     // per search: edges examined, storage traffic

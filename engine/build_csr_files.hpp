@@ -66,12 +66,12 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     for (uint64_t lo = partitioning.begin(p); lo < partitioning.end(p);) {
       // The longest range [lo, hi) of this partition whose lists and cursors (8 bytes a vertex) fit in the
       // scratch: many short lists need as much room for cursors as for entries.
-      uint64_t a = lo + 1, b = partitioning.end(p);
-      while (a < b) {
-        const uint64_t mid = a + (b - a + 1) / 2;
-        if ((raw[mid] - raw[lo]) * sizeof(Id) + (mid - lo) * 8 <= memory_bytes) a = mid; else b = mid - 1;
+      uint64_t fits = lo + 1, limit = partitioning.end(p);
+      while (fits < limit) {
+        const uint64_t mid = fits + (limit - fits + 1) / 2;
+        if ((raw[mid] - raw[lo]) * sizeof(Id) + (mid - lo) * 8 <= memory_bytes) fits = mid; else limit = mid - 1;
       }
-      const uint64_t hi = a;
+      const uint64_t hi = fits;
       buffer.release(raw[hi] - raw[lo], buffer.size());  // pages an earlier, longer range touched
       cursor.assign(raw.data() + lo, raw.data() + hi);
       const uint64_t base = raw[lo];

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "storage/hash.hpp"
 #include "storage/header.hpp"
 
 namespace strata {
@@ -35,13 +35,10 @@ uint64_t blocks_of(uint64_t bytes) { return (bytes + kCsrHashBlock - 1) / kCsrHa
 
 uint64_t hash_all(DiskHeader h, const std::vector<uint64_t>& tail) {
   h.header_hash = 0;
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
-  XXH3_64bits_update(st, &h, sizeof h);
-  XXH3_64bits_update(st, tail.data(), tail.size() * 8);
-  const uint64_t r = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return r;
+  Xxh3Stream st;
+  st.update(&h, sizeof h);
+  st.update(tail.data(), tail.size() * 8);
+  return st.digest();
 }
 
 }  // namespace
@@ -118,12 +115,7 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
 CsrFiles::MetaReader::MetaReader(const CsrFiles& files)
     : file_(files.path_ + "/" + kMeta, O_RDONLY),
       expected_hash_(files.meta_hash_),
-      expected_bytes_(files.layout_.meta_bytes()),
-      state_(XXH3_createState()) {
-  XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));
-}
-
-CsrFiles::MetaReader::~MetaReader() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
+      expected_bytes_(files.layout_.meta_bytes()) {}
 
 void CsrFiles::MetaReader::read(void* out, uint64_t bytes) {
   char* p = static_cast<char*>(out);
@@ -131,14 +123,14 @@ void CsrFiles::MetaReader::read(void* out, uint64_t bytes) {
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t len = std::min(kCsrHashBlock, bytes - done);
     file_.pread_all(p + done, len, at_);
-    XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), p + done, len);
+    state_.update(p + done, len);
     done += len;
     at_ += len;
   }
 }
 
 void CsrFiles::MetaReader::finish() {
-  if (at_ != expected_bytes_ || XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_)) != expected_hash_)
+  if (at_ != expected_bytes_ || state_.digest() != expected_hash_)
     throw Error(file_.path() + " is corrupted (checksum mismatch)");
 }
 
@@ -147,12 +139,6 @@ CsrWriter::CsrWriter(const std::string& path, const CsrLayout& layout, bool pmem
   reserved_.assign(layout_.parts(), 0);
   layout_.part_first.assign(1, 0);
   block_.reserve(kCsrHashBlock);
-  meta_state_ = XXH3_createState();
-  XXH3_64bits_reset(static_cast<XXH3_state_t*>(meta_state_));
-}
-
-CsrWriter::~CsrWriter() {
-  if (meta_state_) XXH3_freeState(static_cast<XXH3_state_t*>(meta_state_));
 }
 
 void CsrWriter::reserve_part(int part, uint64_t max_entries) { reserved_.at(part) = max_entries; }
@@ -160,7 +146,7 @@ void CsrWriter::reserve_part(int part, uint64_t max_entries) { reserved_.at(part
 void CsrWriter::flush_block(bool last) {
   if (block_.empty()) return;
   if (last) block_.resize(align_up(block_.size()), 0);
-  hashes_.back().push_back(XXH3_64bits(block_.data(), block_.size()));
+  hashes_.back().push_back(xxh3(block_.data(), block_.size()));
   if (pmem_) {
     mapped_.write_persist(mapped_at_, block_.data(), block_.size());
     mapped_at_ += block_.size();
@@ -216,7 +202,7 @@ void CsrWriter::finish_part(int part) {
 }
 
 void CsrWriter::write_meta(const void* data, uint64_t bytes) {
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(meta_state_), data, bytes);
+  meta_state_.update(data, bytes);
   meta_.write_all(data, bytes);
   meta_written_ += bytes;
 }
@@ -231,7 +217,6 @@ void CsrWriter::commit(double build_seconds) {
     throw Error(fmt::format("internal error: CSR meta is {} bytes, expected {}", meta_written_, layout_.meta_bytes()));
   meta_.sync();
   meta_.close();
-  auto* st = static_cast<XXH3_state_t*>(meta_state_);
   DiskHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version = kVersion;
@@ -242,9 +227,7 @@ void CsrWriter::commit(double build_seconds) {
   h.n = layout_.n;
   h.entries = layout_.entries;
   h.many_duplicates = layout_.many_duplicates;
-  h.meta_hash = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  meta_state_ = nullptr;
+  h.meta_hash = meta_state_.digest();
   h.hash_block = kCsrHashBlock;
   h.build_seconds = build_seconds;
   std::vector<uint64_t> tail(layout_.bounds);

@@ -20,6 +20,7 @@
 #include "storage/atomic_dir.hpp"
 #include "storage/direct_file.hpp"
 #include "storage/file.hpp"
+#include "storage/hash.hpp"
 #include "storage/pmem_map.hpp"
 
 namespace strata {
@@ -63,14 +64,13 @@ class CsrFiles {
     explicit MetaReader(const CsrFiles& files);
     MetaReader(const MetaReader&) = delete;
     MetaReader& operator=(const MetaReader&) = delete;
-    ~MetaReader();
     void read(void* out, uint64_t bytes);
     void finish();  // throws Error if the bytes read do not match the header's checksum or size
 
    private:
     File file_;
     uint64_t at_ = 0, expected_hash_, expected_bytes_;
-    void* state_;
+    Xxh3Stream state_;
   };
 
  private:
@@ -91,7 +91,6 @@ class CsrWriter {
   CsrWriter(const std::string& path, const CsrLayout& layout, bool pmem = false);
   CsrWriter(const CsrWriter&) = delete;
   CsrWriter& operator=(const CsrWriter&) = delete;
-  ~CsrWriter();
   // With pmem, a partition's file is sized before its first append: at most max_entries entries.
   void reserve_part(int part, uint64_t max_entries);
   void append(int part, const void* ids, uint64_t count);     // partitions in order 0..K-1
@@ -117,7 +116,7 @@ class CsrWriter {
   uint64_t part_entries_ = 0;
   std::vector<std::vector<uint64_t>> hashes_;
   uint64_t meta_written_ = 0;
-  void* meta_state_ = nullptr;  // XXH3 streaming state
+  Xxh3Stream meta_state_;  // of meta.bin, as it is written
 };
 
 }  // namespace strata

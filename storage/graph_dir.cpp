@@ -1,7 +1,6 @@
 #include "storage/graph_dir.hpp"
 
 #include <fcntl.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +10,7 @@
 #include "storage/atomic_dir.hpp"
 #include "core/error.hpp"
 #include "storage/file.hpp"
+#include "storage/hash.hpp"
 #include "storage/header.hpp"
 
 namespace strata {
@@ -34,13 +34,10 @@ struct DiskHeader {
 
 uint64_t header_hash(DiskHeader h, const std::vector<uint64_t>& blocks) {
   h.header_hash = 0;
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
-  XXH3_64bits_update(st, &h, sizeof h);
-  XXH3_64bits_update(st, blocks.data(), blocks.size() * sizeof(uint64_t));
-  uint64_t r = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return r;
+  Xxh3Stream st;
+  st.update(&h, sizeof h);
+  st.update(blocks.data(), blocks.size() * sizeof(uint64_t));
+  return st.digest();
 }
 
 void encode(std::span<const Edge> edges, int id_bytes, char* out) {
@@ -98,7 +95,7 @@ std::span<const Edge> GraphDir::read_block(uint64_t b, std::vector<char>& raw, E
   const uint64_t bytes = n * 2 * uint64_t(id_bytes_);
   raw.resize(bytes);
   edges_->pread_all(raw.data(), bytes, first * 2 * uint64_t(id_bytes_));  // pread: safe from any thread
-  if (XXH3_64bits(raw.data(), bytes) != block_hashes_[b])
+  if (xxh3(raw.data(), bytes) != block_hashes_[b])
     throw Error(edges_->path() + " is corrupted: checksum mismatch in block " + std::to_string(b) + " (edges " +
                 std::to_string(first) + ".." + std::to_string(first + n - 1) + ")");
   decode(raw.data(), n, id_bytes_, out);
@@ -135,7 +132,7 @@ void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, 
     const uint64_t first = b * GraphDir::kBlockEdges, n = std::min(GraphDir::kBlockEdges, m - first);
     gen.generate_parallel(first, first + n, buffer.data());
     encode({buffer.data(), n}, id_bytes, raw.data());
-    hashes[b] = XXH3_64bits(raw.data(), n * 2 * id_bytes);
+    hashes[b] = xxh3(raw.data(), n * 2 * id_bytes);
     edges.write_all(raw.data(), n * 2 * id_bytes);
     if (progress) progress(first + n, m);
   }

@@ -1,5 +1,7 @@
 #include "storage/uring_reader.hpp"
 
+#include <liburing.h>
+
 #include <fmt/format.h>
 #include <sys/uio.h>
 
@@ -18,14 +20,15 @@ IoFaults& io_faults() {
 }
 
 UringReader::UringReader(std::vector<const DirectFile*> files, unsigned depth, uint32_t buffer_bytes)
-    : files_(std::move(files)), depth_(depth), buffer_bytes_(uint32_t(align_up(buffer_bytes))), slots_(depth) {
+    : files_(std::move(files)), depth_(depth), buffer_bytes_(uint32_t(align_up(buffer_bytes))),
+      ring_(std::make_unique<io_uring>()), slots_(depth) {
   if (depth == 0) throw Error("I/O depth must be at least 1");
-  const int rc = io_uring_queue_init(depth, &ring_, 0);
+  const int rc = io_uring_queue_init(depth, ring_.get(), 0);
   if (rc < 0) throw Error(errno_message("cannot set up io_uring", -rc));
   try {
     buffers_ = PageRegion(size_t(depth) * buffer_bytes_);
   } catch (...) {
-    io_uring_queue_exit(&ring_);
+    io_uring_queue_exit(ring_.get());
     throw;
   }
   char* base = static_cast<char*>(buffers_.base());
@@ -33,19 +36,20 @@ UringReader::UringReader(std::vector<const DirectFile*> files, unsigned depth, u
   // where that is too low we read into the same buffers unregistered.
   std::vector<iovec> iov(depth);
   for (unsigned i = 0; i < depth; ++i) iov[i] = {base + size_t(i) * buffer_bytes_, buffer_bytes_};
-  registered_ = io_uring_register_buffers(&ring_, iov.data(), depth) == 0;
+  registered_ = io_uring_register_buffers(ring_.get(), iov.data(), depth) == 0;
   for (unsigned i = depth; i-- > 0;) free_.push_back(i);
 }
 
 UringReader::~UringReader() {
-  io_uring_queue_exit(&ring_);  // nothing is in flight: run() drains before returning or throwing
+  io_uring_queue_exit(ring_.get());  // nothing is in flight: run() drains before returning or throwing
 }
 
 void UringReader::prepare(unsigned slot) {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
   if (!sqe) {  // cannot happen with at most depth in flight; submit what is queued and retry
-    io_uring_submit(&ring_);
-    sqe = io_uring_get_sqe(&ring_);
+    if (const int rc = io_uring_submit(ring_.get()); rc < 0) throw Error(errno_message("io_uring submit failed", -rc));
+    sqe = io_uring_get_sqe(ring_.get());
+    if (!sqe) throw Error("internal error: no io_uring submission slot free after submitting");
   }
   Slot& s = slots_[slot];
   char* buf = static_cast<char*>(buffers_.base()) + size_t(slot) * buffer_bytes_ + s.done;
@@ -108,7 +112,7 @@ void UringReader::run(const NextFn& next, const DoneFn& done) {
       ++in_flight;
     }
     if (in_flight == 0) break;
-    const int rc = io_uring_submit_and_wait(&ring_, 1);
+    const int rc = io_uring_submit_and_wait(ring_.get(), 1);
     if (rc < 0 && rc != -EINTR) {
       // The ring itself failed: nothing more can complete; the kernel cancels what is queued on exit.
       throw Error(errno_message("io_uring submit failed", -rc));
@@ -116,11 +120,11 @@ void UringReader::run(const NextFn& next, const DoneFn& done) {
     io_uring_cqe* cqe;
     unsigned head, seen = 0;
     ready_.clear();
-    io_uring_for_each_cqe(&ring_, head, cqe) {
+    io_uring_for_each_cqe(ring_.get(), head, cqe) {
       ready_.push_back({unsigned(io_uring_cqe_get_data64(cqe)), cqe->res});
       ++seen;
     }
-    io_uring_cq_advance(&ring_, seen);
+    io_uring_cq_advance(ring_.get(), seen);
     for (auto [slot, res] : ready_) {
       bool finished = true;
       if (!error) {

@@ -3,16 +3,17 @@
 // Short reads are completed by resubmitting the rest; errors end the batch, after draining it, with the
 // file, offset and cause named -- a failed read never yields a partial buffer.
 #pragma once
-#include <liburing.h>
-
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "storage/direct_file.hpp"
 #include "storage/numa_array.hpp"
+
+struct io_uring;  // liburing.h (heavy, inline-only) stays inside uring_reader.cpp
 
 namespace strata {
 
@@ -69,7 +70,7 @@ class UringReader {
   unsigned depth_;
   uint32_t buffer_bytes_;
   PageRegion buffers_;  // depth buffers, page-aligned, returned to the OS when the reader goes
-  io_uring ring_;
+  std::unique_ptr<io_uring> ring_;
   bool registered_ = false;
   std::vector<Slot> slots_;
   std::vector<unsigned> free_;

@@ -62,10 +62,10 @@ TEST_P(GeneratorVectors, DigestFirstEdgesAndRootsMatchReference) {
 
 // Named "Scale10Seeds2_3" and so on: ctest then lists what each case is, not a byte dump of the struct.
 INSTANTIATE_TEST_SUITE_P(Reference301, GeneratorVectors, ::testing::ValuesIn(kVectors),
-                         [](const ::testing::TestParamInfo<Vector>& info) {
-                           const Vector& t = info.param;
-                           return "Scale" + std::to_string(t.scale) + "Seeds" + std::to_string(t.seed1) + "_" +
-                                  std::to_string(t.seed2);
+                         [](const ::testing::TestParamInfo<Vector>& param) {
+                           const Vector& v = param.param;
+                           return "Scale" + std::to_string(v.scale) + "Seeds" + std::to_string(v.seed1) + "_" +
+                                  std::to_string(v.seed2);
                          });
 
 // The digest is FNV-1a 64 over little-endian int64 (v0, v1) in index order, computed here the slow, obvious

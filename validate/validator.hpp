@@ -150,15 +150,15 @@ void BatchValidator<Id>::check_edges(std::span<const Edge> edges) {
     const Id* parent = searches_[i].parent;
     uint64_t nedge = 0;
     constexpr size_t kAhead = 16;  // the lookups are random: start them well before they are needed
-    for (size_t i = 0; i < edges.size(); ++i) {
-      if (i + kAhead < edges.size()) {
-        const Edge& f = edges[i + kAhead];
+    for (size_t j = 0; j < edges.size(); ++j) {
+      if (j + kAhead < edges.size()) {
+        const Edge& f = edges[j + kAhead];
         __builtin_prefetch(&s.level[f.u]);
         __builtin_prefetch(&s.level[f.v]);
         __builtin_prefetch(&parent[f.u]);
         __builtin_prefetch(&parent[f.v]);
       }
-      const Edge& e = edges[i];
+      const Edge& e = edges[j];
       if (e.u == e.v) continue;
       const int32_t lu = s.level[e.u], lv = s.level[e.v];
       if ((lu < 0) != (lv < 0)) {

@@ -29,6 +29,13 @@ assert all(r['validated'] == 'yes' and float(r['harmonic_mean_TEPS']) > 0 for r 
 sizes = [int(r['cache_bytes']) for r in rows]; assert sizes == sorted(sizes) and sizes[-1] <= 20 << 20"
 expect "tune recommends" grep -qE "^recommended: --on-mem-edges [0-9]+ \(edge cache .*within 5% of the best TEPS" "$tmp/tune.txt"
 expect "tune PNG" bash -c "head -c 8 '$tmp/tune.png' | od -An -c | grep -q 'P   N   G'"
+# tune over a CSR of 64-bit ids (what SCALE 32 and up use; forced here on a small graph)
+"$strata" generate --scale 11 --out "$tmp/w11" 2>/dev/null
+"$strata" tune --graph "$tmp/w11" --dram-budget 20M --roots 2 --debug-id-bytes 8 --csv "$tmp/tune64.csv" >/dev/null 2>"$tmp/tune64.err"
+expect "tune on 64-bit ids: $(head -c 200 "$tmp/tune64.err")" python3 -c "
+import csv; rows = list(csv.DictReader(open('$tmp/tune64.csv')))
+assert len(rows) >= 5 and all(r['validated'] == 'yes' for r in rows), rows
+import struct; h = open('$tmp/w11/csr-p1/csr.hdr', 'rb').read(24); assert struct.unpack('<I', h[12:16])[0] == 8, 'id width'"
 expect_error "tune budget too small" "leaves nothing for the edge cache" "$strata" tune --graph "$tmp/o12" --dram-budget 1M
 expect_error "tune placement" "tune sweeps --placement out-of-core or dax" "$strata" tune --graph "$tmp/o12" --dram-budget 1G --placement in-core
 
