@@ -1,0 +1,55 @@
+// The DRAM model (engine/memory.hpp): every figure a run reports or refuses by, checked by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "engine/memory.hpp"
+
+namespace strata {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t(1) << 20;
+
+TEST(DramModel, FormulasByHand) {
+  // 32-bit ids: offsets 4 + labels 4 + duplicates 1 + cache offsets 4 + 2 parents 8 + 2 queues 8 + output 4 +
+  // levels 4 = 37 bytes a vertex, plus four bitmaps (n / 2 bytes).
+  EXPECT_EQ(tiered_state_bytes(1024, 4), 1024u * 37 + 512);
+  EXPECT_EQ(tiered_state_bytes(1024, 8), 1024u * (4 + 8 + 1 + 4 + 16 + 16 + 8 + 4) + 512);
+  EXPECT_EQ(io_buffer_bytes(2, IoOptions{.depth = 64, .request_bytes = 128 << 10}), 16 * kMiB);
+  EXPECT_EQ(search_state_bytes(1024, 4, 0), 4u * 1024 * 4 + 3 * 128);
+  EXPECT_EQ(search_state_bytes(1024, 4, 2), 4u * 1024 * 4 + 3 * 128 + 2 * 1024 * 4);
+  // In-core: the larger of kernel 1's peak (pre-dedup adjacency, 64-bit offsets, relabel map: 143360 here) and
+  // the search's (adjacency bound, block offsets, labels, duplicates, two parent arrays: 148480).
+  const KroneckerSpec spec{10, 16, 2, 3};
+  EXPECT_EQ(in_core_bytes(spec, 4, 1), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4);
+  EXPECT_EQ(in_core_bytes(spec, 4, 3), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 2 * 1024 * (4 + 4));
+}
+
+TEST(DramModel, TieredBudgetDefaultsAndRefusals) {
+  const IoOptions io{.depth = 64, .request_bytes = 128 << 10};
+  const uint64_t buffers = io_buffer_bytes(2, io);
+  // Default out-of-core budget: half of what is free beyond the state; DAX: none.
+  EXPECT_EQ(tiered_budget(0, false, 100 * kMiB, buffers, 1100 * kMiB, 2, io, "out-of-core", 20), 500 * kMiB);
+  EXPECT_EQ(tiered_budget(0, true, 100 * kMiB, 0, 1100 * kMiB, 2, io, "dax", 20), 0u);
+  try {
+    tiered_budget(8 * kMiB, false, 100 * kMiB, buffers, 1100 * kMiB, 2, io, "out-of-core", 20);
+    FAIL() << "a budget below the I/O buffers must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is below the minimum 16.0 MiB"), std::string::npos) << e.what();
+  }
+  try {
+    tiered_budget(1000 * kMiB, false, 200 * kMiB, buffers, 1100 * kMiB, 2, io, "out-of-core", 20);
+    FAIL() << "state + budget above what is available must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 200.0 MiB of O(N) state plus the 1000.0 MiB budget"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(check_cache_fits(4, 84 * kMiB, buffers, 100 * kMiB, true, 10 * kMiB, 1000 * kMiB));
+  EXPECT_THROW(check_cache_fits(4, 85 * kMiB, buffers, 100 * kMiB, true, 10 * kMiB, 1000 * kMiB), Error);
+  EXPECT_NO_THROW(check_cache_fits(4, 85 * kMiB, buffers, 100 * kMiB, false, 10 * kMiB, 1000 * kMiB));  // no budget given
+  EXPECT_THROW(check_cache_fits(4, 985 * kMiB, buffers, 0, false, 10 * kMiB, 1000 * kMiB), Error);  // not available
+}
+
+}  // namespace
+}  // namespace strata
