@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 #include <vector>
 
 #include "bfs/searches.hpp"
@@ -29,6 +30,30 @@ namespace {
 
 using test::depths;
 using test::TempDir;
+
+// The on-disk CSR of dir for `parts` partitions, built through libpmem, its O(N) arrays and its files mapped.
+struct MappedCsr {
+  CsrFiles files;
+  Csr<uint32_t> g;
+  std::vector<PmemMapping> maps;
+  std::vector<const char*> bases;
+  std::vector<const uint32_t*> lists;
+  Partitioning partitioning;
+
+  MappedCsr(const GraphDir& dir, int parts, uint64_t scratch) {
+    const std::string path = CsrFiles::path_for(dir.path(), parts);
+    build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), scratch, {}, nullptr, /*pmem=*/true);
+    files = CsrFiles::open(path, dir.header_hash(), dir.spec().scale);
+    g = load_csr_meta<uint32_t>(files);
+    for (int p = 0; p < parts; ++p) {
+      maps.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
+      bases.push_back(maps.back().data());
+      lists.push_back(reinterpret_cast<const uint32_t*>(maps.back().data()));
+    }
+    partitioning.bounds = files.layout().bounds;
+    partitioning.node.assign(parts, 0);
+  }
+};
 
 TEST(Dax, ForcedPmemMappingIsReportedAsPmem) {
   ASSERT_STREQ(std::getenv("PMEM_IS_PMEM_FORCE"), "1") << "run through ctest (it sets PMEM_IS_PMEM_FORCE=1)";
@@ -56,22 +81,11 @@ TEST(Dax, InPlaceSearchesEqualInCoreForEveryCacheSize) {
   HybridBfs<uint32_t> reference(in_core, one, BfsOptions{});
 
   for (int parts : {1, 2}) {
-    const std::string path = CsrFiles::path_for(dir.path(), parts);
-    build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), uint64_t(128) << 10, {}, nullptr, /*pmem=*/true);
-    const CsrFiles files = CsrFiles::open(path, dir.header_hash(), spec.scale);
-    const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
-    std::vector<PmemMapping> maps;
-    std::vector<const char*> bases;
-    std::vector<const uint32_t*> lists;
-    for (int p = 0; p < parts; ++p) {
-      maps.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
-      EXPECT_TRUE(maps.back().is_pmem());
-      bases.push_back(maps.back().data());
-      lists.push_back(reinterpret_cast<const uint32_t*>(maps.back().data()));
-    }
-    Partitioning partitioning;
-    partitioning.bounds = files.layout().bounds;
-    partitioning.node.assign(parts, 0);
+    const MappedCsr m(dir, parts, uint64_t(128) << 10);
+    const CsrFiles& files = m.files;
+    const Csr<uint32_t>& g = m.g;
+    for (const PmemMapping& map : m.maps) EXPECT_TRUE(map.is_pmem());
+    const auto& [bases, lists, partitioning] = std::tie(m.bases, m.lists, m.partitioning);
     for (uint64_t k : {uint64_t(0), uint64_t(2), g.degree(0)}) {
       const EdgeCache<uint32_t> cache = load_edge_cache_mapped(g, files, bases, k, kNoHubs);
       for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
@@ -106,21 +120,11 @@ TEST(Dax, AMappedFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
   write_graph_dir(Kronecker(spec), tmp / "g", false);
   const GraphDir dir = GraphDir::open(tmp / "g");
   for (int parts : {1, 2}) {
-    const std::string path = CsrFiles::path_for(dir.path(), parts);
-    build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), uint64_t(1) << 30, {}, nullptr, /*pmem=*/true);
-    const CsrFiles files = CsrFiles::open(path, dir.header_hash(), spec.scale);
-    const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
-    std::vector<PmemMapping> maps;
-    std::vector<const char*> bases;
-    std::vector<const uint32_t*> lists;
-    for (int p = 0; p < parts; ++p) {
-      maps.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
-      bases.push_back(maps.back().data());
-      lists.push_back(reinterpret_cast<const uint32_t*>(maps.back().data()));
-    }
-    Partitioning partitioning;
-    partitioning.bounds = files.layout().bounds;
-    partitioning.node.assign(parts, 0);
+    const MappedCsr m(dir, parts, uint64_t(1) << 30);
+    const std::string path = m.files.path();
+    const CsrFiles& files = m.files;
+    const Csr<uint32_t>& g = m.g;
+    const auto& [bases, lists, partitioning] = std::tie(m.bases, m.lists, m.partitioning);
     const EdgeCache<uint32_t> cache = load_edge_cache_mapped(g, files, bases, parts == 1 ? 0 : 2, kNoHubs);
     for (int p = 0; p < parts; ++p) {
       File adj(path + "/" + CsrFiles::adj_name(p), O_WRONLY);

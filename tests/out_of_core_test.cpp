@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 #include <vector>
 
 #include "bfs/searches.hpp"
@@ -48,6 +49,15 @@ struct Fixture {
     build_csr_files<uint32_t>(dir, path, parts, Topology::detect(), memory);
     return CsrFiles::open(path, dir.header_hash(), spec.scale);
   }
+};
+
+// A CSR of one partition with its O(N) arrays and a K-entry cache loaded: what a search needs.
+struct LoadedCsr {
+  CsrFiles files;
+  Csr<uint32_t> g;
+  EdgeCache<uint32_t> cache;
+  LoadedCsr(Fixture& f, uint64_t k) : files(f.build(1, uint64_t(1) << 30)), g(load_csr_meta<uint32_t>(files)),
+                                      cache(load_edge_cache(g, files, k, kNoHubs)) {}
 };
 
 class FaultsOff {
@@ -178,9 +188,8 @@ TEST(OutOfCore, BudgetPicksTheLargestCacheThatFits) {
 
 TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   Fixture f(13, 2);
-  const CsrFiles files = f.build(1, uint64_t(1) << 30);
-  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
-  const EdgeCache<uint32_t> cache = load_edge_cache(g, files, 1, kNoHubs);
+  const LoadedCsr csr(f, 1);
+  const auto& [files, g, cache] = std::tie(csr.files, csr.g, csr.cache);
   const Partitioning p = partitioning_of(files);
   const uint64_t root = f.roots(1)[0];
   auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{.depth = 4, .request_bytes = 64 << 10}, p, BfsOptions{});
@@ -218,9 +227,8 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
 // nothing indexes past the search's arrays.
 TEST(OutOfCore, AnAdjacencyFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
   Fixture f(12, 3);
-  const CsrFiles files = f.build(1, uint64_t(1) << 30);
-  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
-  const EdgeCache<uint32_t> cache = load_edge_cache(g, files, 1, kNoHubs);
+  const LoadedCsr csr(f, 1);
+  const auto& [files, g, cache] = std::tie(csr.files, csr.g, csr.cache);
   const Partitioning p = partitioning_of(files);
   const uint32_t root = internal_ids(g, f.roots(1))[0];
   {
