@@ -322,8 +322,9 @@ class HybridBfs final : public GraphSearch<Id> {
     std::atomic<uint64_t> found{0};
     auto claim = [&](Id v, const Id* first, const Id* last) {
       if (parent_[v] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long list
-      const Id* it = first_marked(front, first, last);
+      const Id* it = first_marked_or_invalid(front, first, last, g_.n);  // read from storage: checked as scanned
       if (it == last) return uint64_t(last - first);
+      if (*it >= g_.n) [[unlikely]] throw InvalidEntry{it};
       parent_[v] = *it;
       next_.set_atomic(v);
       found.fetch_add(1, std::memory_order_relaxed);
@@ -348,25 +349,23 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
   uint64_t bitmap_to_queue() {
-    uint64_t total = 0;
-    for (int p = 0; p < parts_.parts(); ++p) {
-      std::atomic<uint64_t> size{0};
-      const uint64_t* words = front_.words();
-      Id* q = cur_.queue[p].data();
+    for (auto& s : cur_.size) s.store(0, std::memory_order_relaxed);
+    const uint64_t* words = front_.words();
 #pragma omp parallel
-      {
-        std::vector<Id> local;
+    {
+      QueueBuffer<Id> buffer(parts_.parts());
+      for (int p = 0; p < parts_.parts(); ++p) {
 #pragma omp for schedule(static) nowait
         for (uint64_t w = word_begin(p); w < word_end(p); ++w)
-          for (uint64_t bits = words[w]; bits; bits &= bits - 1) local.push_back(Id(w * 64 + __builtin_ctzll(bits)));
-        const uint64_t at = size.fetch_add(local.size());
-        if (!local.empty()) std::memcpy(q + at, local.data(), local.size() * sizeof(Id));
+          for (uint64_t bits = words[w]; bits; bits &= bits - 1) buffer.push(Id(w * 64 + __builtin_ctzll(bits)), p, cur_);
       }
-      cur_.size[p] = size.load();
-      total += cur_.size[p];
+      buffer.flush(cur_);
     }
+    uint64_t total = 0;
+    for (auto& s : cur_.size) total += s.load();
     return total;
   }
+
 
   const Csr<Id>& g_;
   Source source_;

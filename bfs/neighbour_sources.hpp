@@ -143,7 +143,11 @@ class PrefixAndReadTails : public CachedPrefixes<Id> {
   template <class Expand>
   uint64_t top_down_finish(Expand& expand, LevelIo& io) {
     std::atomic<uint64_t> scout{0};
+    const uint64_t n = this->g_.n;
     reads_->read([&](Id u, const Id* first, const Id* last) {
+      Id max = 0;  // one vectorized pass over what expand reads next anyway
+      for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
+      if (max >= n) [[unlikely]] throw InvalidEntry{std::find_if(first, last, [&](Id v) { return v >= n; })};
       scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
       return uint64_t(last - first);
     }, io);

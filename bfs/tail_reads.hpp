@@ -29,6 +29,12 @@ struct LevelIo {
   uint64_t requests = 0;
 };
 
+// Thrown by a visit that met an entry that is no vertex id (the file changed after its checksums were verified
+// at load): TailReads turns it into an error naming the file and offset.
+struct InvalidEntry {
+  const void* at;
+};
+
 template <class Id>
 class TailReads {
  public:
@@ -57,7 +63,9 @@ class TailReads {
   // Reads the tails of the marked vertices (then clears the marks): each thread claims chunks of vertices,
   // home part first, and streams their tails through its own reader; visit(v, first, last) gets the entries
   // of v's tail held by one buffer (a tail longer than a request comes in pieces, in any order) and returns
-  // the entries it examined. Adds what it scanned and read to io.
+  // the entries it examined. Entries read from storage may have changed since their checksums were verified
+  // at load: visit checks every id it uses and throws InvalidEntry for one that is no vertex. Adds what it
+  // scanned and read to io.
   template <class Visit>
   void read(Visit&& visit, LevelIo& io) {
     std::vector<uint64_t> chunks(parts_.parts());
@@ -169,7 +177,7 @@ class TailReads {
     }
   };
 
-  // A completed request: each marked vertex's share of the buffer, range-checked, to visit.
+  // A completed request: each marked vertex's share of the buffer, to visit.
   template <class Visit>
   uint64_t deliver(const ReadRequest& r, const char* data, Visit& visit) const {
     uint64_t scanned = 0;
@@ -182,25 +190,20 @@ class TailReads {
       if (a >= b) continue;
       const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
       const Id* last = first + (b - a) / sizeof(Id);
-      check_ids(first, last, int(r.file), a);
-      scanned += visit(Id(x), first, last);
+      try {
+        scanned += visit(Id(x), first, last);
+      } catch (const InvalidEntry& bad) {
+        const Id* at = static_cast<const Id*>(bad.at);
+        throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
+                                "after it was checked at load); remove {} to rebuild it",
+                                files_.adj_files()[r.file]->file.path(), a + uint64_t(at - first) * sizeof(Id),
+                                uint64_t(*at), files_.path()));
+      }
     }
     return scanned;
   }
 
-  // Entries read from storage are checked before use: the file may have changed since its checksums were
-  // verified at load (an id out of range would index past the search's arrays). One pass over data the
-  // scan reads next anyway.
-  void check_ids(const Id* first, const Id* last, int part, uint64_t offset) const {
-    Id max = 0;
-    for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
-    if (first == last || max < g_.n) [[likely]] return;
-    const Id* bad = std::find_if(first, last, [&](Id v) { return v >= g_.n; });
-    throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed after "
-                            "it was checked at load); remove {} to rebuild it",
-                            files_.adj_files()[part]->file.path(), offset + uint64_t(bad - first) * sizeof(Id),
-                            uint64_t(*bad), files_.path()));
-  }
+
 
   uint64_t word_begin(int p) const { return (parts_.begin(p) + 63) / 64; }
   uint64_t word_end(int p) const { return (parts_.end(p) + 63) / 64; }
