@@ -180,14 +180,14 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
 
 template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
-                          const Topology& topo, const RunHooks& hooks, double load_at_start) {
+                          const Topology& topo, const RunHooks& hooks, double busy_at_start) {
   const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
   pin_threads(pg.partitioning, topo, r.threads);
   run_searches(r, cfg, source, pg, *bfs, hooks);
   describe(r, pg, *bfs, topo, r.validate_batch);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches);
-  r.measurement_warnings = measurement_warnings(r.searches, load_at_start, r.threads);
+  r.measurement_warnings = measurement_warnings(r.searches, busy_at_start, r.threads);
 }
 
 template <class Id>
@@ -219,7 +219,7 @@ double kernel0(const GeneratedEdges& source, const RunHooks& hooks) {
 
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topology& topo, int parts,
-            const RunHooks& hooks, double load_at_start) {
+            const RunHooks& hooks, double busy_at_start) {
   r.spec = source.spec();
   r.generation_time = kernel0(source, hooks);
   PlacedGraph<Id> pg;
@@ -230,11 +230,11 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topo
   } else {
     prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
   }
-  search_and_summarize(r, cfg, source, pg, topo, hooks, load_at_start);
+  search_and_summarize(r, cfg, source, pg, topo, hooks, busy_at_start);
 }
 
 template <class Id>
-RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double load_at_start) {
+RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_start) {
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
   check_memory_nodes(cfg.memory.mem_nodes, topo);
@@ -252,7 +252,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double load_at_
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
     if (cfg.placement == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch);
-    run_on<Id>(r, cfg, dir, topo, parts, hooks, load_at_start);
+    run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
     return r;
   }
   if (cfg.placement != Placement::kInCore)
@@ -260,7 +260,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double load_at_
                             "--scale {} --out DIR`)",
                             placement_name(cfg.placement), cfg.spec.scale));
   check_in_core_memory<Id>(cfg.spec, cfg.validate_batch);
-  run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, load_at_start);
+  run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, busy_at_start);
   return r;
 }
 
@@ -279,12 +279,12 @@ DirLock lock_graph_dir(const std::string& dir) {
 }  // namespace
 
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
-  const double load_at_start = load_average();
+  const double busy_at_start = busy_cpus();
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
   const bool wide = scale > 31 || config.id_bytes == 8;
-  return wide ? run_typed<uint64_t>(config, hooks, load_at_start) : run_typed<uint32_t>(config, hooks, load_at_start);
+  return wide ? run_typed<uint64_t>(config, hooks, busy_at_start) : run_typed<uint32_t>(config, hooks, busy_at_start);
 }
 
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
@@ -325,24 +325,36 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
   return r;
 }
 
-double load_average() {
-  std::FILE* f = std::fopen("/proc/loadavg", "r");
-  double load = -1;
-  if (f) {
-    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
+double busy_cpus(double seconds) {
+  // /proc/stat's first line: user nice system idle iowait irq softirq steal ... (jiffies over all CPUs).
+  auto sample = [](uint64_t& busy, uint64_t& total) {
+    std::FILE* f = std::fopen("/proc/stat", "r");
+    if (!f) return false;
+    unsigned long long v[8] = {};
+    const bool ok = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                                &v[5], &v[6], &v[7]) == 8;
     std::fclose(f);
-  }
-  return load;
+    total = 0;
+    for (unsigned long long x : v) total += x;
+    busy = total - v[3] - v[4];
+    return ok;
+  };
+  uint64_t b0, t0, b1, t1;
+  if (!sample(b0, t0)) return -1;
+  ::usleep(useconds_t(seconds * 1e6));
+  if (!sample(b1, t1) || t1 <= t0) return -1;
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return double(b1 - b0) / double(t1 - t0) * double(cpus > 0 ? cpus : 1);
 }
 
-std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double load_at_start,
+std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,
                                               int threads) {
-  constexpr double kSpread = 20;
+  constexpr double kSpread = 20, kBusy = 0.5;
   std::vector<std::string> w;
-  if (load_at_start > threads)
-    w.push_back(fmt::format("the load average was {:.2f} at start, above the {} thread{} the run used: other work "
+  if (busy_at_start >= kBusy)
+    w.push_back(fmt::format("other processes kept {:.1f} CPUs busy when the run started (it used {} thread{}): they "
                             "competed for the CPUs",
-                            load_at_start, threads, threads == 1 ? "" : "s"));
+                            busy_at_start, threads, threads == 1 ? "" : "s"));
   std::map<uint64_t, std::pair<double, double>> by_nedge;  // nedge -> fastest, slowest search
   for (const SearchRecord& s : searches) {
     auto [it, fresh] = by_nedge.try_emplace(s.nedge, s.time, s.time);

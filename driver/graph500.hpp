@@ -95,13 +95,14 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
                                                                 double construction,
                                                                 const std::vector<SearchRecord>& searches);
 
-// The 1-minute load average now (/proc/loadavg), or a negative number if unknown.
-double load_average();
+// CPUs that other processes keep busy now: /proc/stat sampled over `seconds` while this process sleeps
+// (negative if unknown). Unlike the load average, it does not remember a build that just finished.
+double busy_cpus(double seconds = 0.1);
 
 // Signs that a run's timings were disturbed, each a sentence (none: an empty list); they change no
-// statistic. Searches of equal nedge (one component) whose times spread more than 20x, or a load average
-// above the thread count when the run started.
-std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double load_at_start,
+// statistic. Searches of equal nedge (one component) whose times spread more than 20x, or other processes
+// keeping half a CPU or more busy when the run started.
+std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,
                                               int threads);
 
 }  // namespace strata
