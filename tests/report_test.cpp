@@ -1,10 +1,11 @@
-// The people-facing parts of a run's report: measurement warnings (disturbed timings are flagged, quiet
-// ones are not; a busy CPU is seen) and the summary line.
+// The people-facing parts of a run's report: progress ETAs, measurement warnings (disturbed timings are
+// flagged, quiet ones are not; a busy CPU is seen) and the summary line.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "apps/progress.hpp"
 #include "apps/report.hpp"
 
 namespace strata {
@@ -62,6 +63,14 @@ TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
             "summary: SCALE 20, out-of-core, 2 of 2 searches validated, 1.23 GTEPS harmonic mean (min 0.9, max 2), "
             "JSON in r.json");
   EXPECT_NE(summary_line(run, {"busy"}, "").find("no JSON (--json FILE); warning: busy"), std::string::npos);
+}
+
+TEST(Progress, EtaFromTheRateSoFar) {
+  EXPECT_EQ(eta_text(10, 100, 1.0), "");   // too early to say
+  EXPECT_EQ(eta_text(0, 100, 60.0), "");   // no rate yet
+  EXPECT_EQ(eta_text(25, 100, 30.0), "30s, ETA 1m30s");
+  EXPECT_EQ(eta_text(1, 4, 1200.0), "20m00s, ETA 1h00m");
+  EXPECT_EQ(eta_text(100, 100, 75.0), "1m15s");
 }
 
 }  // namespace
