@@ -50,12 +50,11 @@ class HybridBfs final : public GraphSearch<Id> {
     cur_.size = std::vector<std::atomic<uint64_t>>(k);
     next_queue_.size = std::vector<std::atomic<uint64_t>>(k);
     claim_ = std::vector<std::atomic<uint64_t>>(k);
-    // Ids are ordered by degree, so vertices with no edge form a tail that bottom-up never needs to visit.
-    active_ = g.n;
-    while (active_ > 0 && g.degree(active_ - 1) == 0) --active_;
+    active_ = active_vertices(g);
   }
 
-  // The tail source's own setup needs active(): out-of-core reads end at the last vertex with an edge.
+  // Ids are ordered by degree, so vertices with no edge form a tail that bottom-up never needs to visit (and
+  // out-of-core reads end at the last vertex with an edge).
   static uint64_t active_vertices(const Csr<Id>& g) {
     uint64_t a = g.n;
     while (a > 0 && g.degree(a - 1) == 0) --a;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <type_traits>
 
 #include "bfs/searches.hpp"
 #include "core/error.hpp"
