@@ -43,7 +43,7 @@ TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0)
-    for (;;) {}  // spin until killed
+    for (volatile uint64_t spins = 0;; spins = spins + 1) {}  // spin until killed (volatile: a side effect)
   const double during = busy_cpus(0.3);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
