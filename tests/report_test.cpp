@@ -1,6 +1,7 @@
 // The people-facing parts of a run's report: progress ETAs, measurement warnings (disturbed timings are
 // flagged, quiet ones are not; a busy CPU is seen) and the summary line.
 #include <gtest/gtest.h>
+#include <atomic>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,7 +44,7 @@ TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0)
-    for (volatile uint64_t spins = 0;; spins = spins + 1) {}  // spin until killed (volatile: a side effect)
+    for (std::atomic<uint64_t> spins{0};;) spins.fetch_add(1, std::memory_order_relaxed);  // until killed
   const double during = busy_cpus(0.3);
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
