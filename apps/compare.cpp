@@ -35,9 +35,9 @@ int run_compare(const CompareConfig& cfg) {
   std::string failure;
   for (Placement p : cfg.placements) {
     RunConfig run = cfg.run;
-    run.placement = p;
+    run.place.kind = p;
     // The budget is the out-of-core edge cache's; DAX reads every list in place, in-core holds them all.
-    if (p != Placement::kOutOfCore) run.dram_budget = 0;
+    if (p != Placement::kOutOfCore) run.place.dram_budget = 0;
     std::fprintf(stderr, "compare: %s\n", placement_name(p));
     try {
       RunResult r = run_graph500(run);

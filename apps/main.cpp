@@ -36,19 +36,12 @@ const CLI::Validator kPositive(
       return "";
     },
     "POSITIVE");
+bool all_digits(const std::string& text) { return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos; }
 const CLI::Validator kUnsigned(
-    [](std::string& text) -> std::string {
-      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-        return "'" + text + "' is not a non-negative integer";
-      return "";
-    },
-    "UINT");
+    [](std::string& text) { return all_digits(text) ? "" : "'" + text + "' is not a non-negative integer"; }, "UINT");
 const CLI::Validator kPositiveInteger(
-    [](std::string& text) -> std::string {
-      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
-          text.find_first_not_of('0') == std::string::npos)
-        return "'" + text + "' is not a positive integer";
-      return "";
+    [](std::string& text) {
+      return all_digits(text) && text.find_first_not_of('0') != std::string::npos ? "" : "'" + text + "' is not a positive integer";
     },
     "N>0");
 
@@ -200,12 +193,13 @@ int cmd_run(const RunConfig& cfg, const std::string& json_path) {
       progress.set_label(phase);
       progress.update(done, total, detail);
     };
-    hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, cfg.placement); };
+    hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, cfg.place.kind); };
     result = run_graph500(cfg, hooks);
   }
   const RunResult& r = *result;
-  if (!json_path.empty()) write_json_file(json_path, to_json(r));  // before the block: a failed write is no result
-  std::fputs(format_run(r, json_path).c_str(), stdout);
+  const nlohmann::json j = to_json(r);
+  if (!json_path.empty()) write_json_file(json_path, j);  // before the block: a failed write is no result
+  std::fputs(format_run(r, j, json_path).c_str(), stdout);
   if (r.ok()) return 0;
   std::fprintf(stderr, "strata: error: %s\n", r.failure.c_str());
   return 1;
@@ -263,13 +257,13 @@ int main_checked(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--dram-budget", dram_budget,
                   "out-of-core, dax: DRAM for the edge cache and I/O buffers, e.g. 512M, 4G (default out-of-core: half of what is free; dax: no cache)");
-  auto* on_mem = run->add_option("--on-mem-edges", cfg.on_mem_edges,
+  auto* on_mem = run->add_option("--on-mem-edges", cfg.place.on_mem_edges,
                                  "out-of-core, dax: keep the first K entries of every list in DRAM (default: the largest K "
                                  "the budget holds)")
                      ->check(kUnsigned);
-  run->add_option("--hub-degree", cfg.hub_degree, "out-of-core, dax: lists at least this long stay whole in DRAM (default: none)")
+  run->add_option("--hub-degree", cfg.place.hub_degree, "out-of-core, dax: lists at least this long stay whole in DRAM (default: none)")
       ->check(kPositiveInteger);
-  run->add_option("--io-depth", cfg.io.depth, "out-of-core: reads in flight per thread")
+  run->add_option("--io-depth", cfg.place.io.depth, "out-of-core: reads in flight per thread")
       ->capture_default_str()->check(CLI::Range(1, 4096));
   run->add_option("--io-request", io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
       ->capture_default_str();
@@ -277,7 +271,7 @@ int main_checked(int argc, char** argv) {
   run->add_option("--mem-nodes", mem_nodes,
                   "in-core: put the adjacency on these NUMA nodes (e.g. 2 or 2,3 or 2-3: expanded memory), hot "
                   "state stays on the CPUs' nodes");
-  run->add_flag("--interleave", cfg.memory.interleave,
+  run->add_flag("--interleave", cfg.place.memory.interleave,
                 "in-core: interleave pages (the adjacency over --mem-nodes, else the graph over every node)");
   std::string fault_plan;
   run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails)")
@@ -340,7 +334,7 @@ int main_checked(int argc, char** argv) {
       cmp.placements.push_back(*p);
     }
     if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected in-core, out-of-core, dax");
-    if (!cmp_budget.empty()) cmp.run.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
+    if (!cmp_budget.empty()) cmp.run.place.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
     return run_compare(cmp);
   }
   if (*tune_cmd) {
@@ -350,8 +344,8 @@ int main_checked(int argc, char** argv) {
     const auto p = placement_from_name(tune_placement);
     if (!p || *p == Placement::kInCore)
       throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", tune_placement));
-    tune.run.placement = *p;
-    tune.run.dram_budget = parse_bytes(tune_budget, "--dram-budget");
+    tune.run.place.kind = *p;
+    tune.run.place.dram_budget = parse_bytes(tune_budget, "--dram-budget");
     return run_tune(tune);
   }
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
@@ -362,20 +356,20 @@ int main_checked(int argc, char** argv) {
   on_mem_set = on_mem->count() > 0;
   const auto chosen = placement_from_name(placement);
   if (!chosen) throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
-  cfg.placement = *chosen;
-  if (!on_mem_set) cfg.on_mem_edges = -1;
+  cfg.place.kind = *chosen;
+  if (!on_mem_set) cfg.place.on_mem_edges = -1;
   if (!dram_budget.empty()) {
-    cfg.dram_budget = parse_bytes(dram_budget, "--dram-budget");
-    if (cfg.dram_budget == 0) throw Error("--dram-budget must be positive");
+    cfg.place.dram_budget = parse_bytes(dram_budget, "--dram-budget");
+    if (cfg.place.dram_budget == 0) throw Error("--dram-budget must be positive");
   }
   const uint64_t request = parse_bytes(io_request, "--io-request");
   if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
     throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", io_request));
-  cfg.io.request_bytes = uint32_t(request);
-  if (cfg.placement == Placement::kInCore &&
+  cfg.place.io.request_bytes = uint32_t(request);
+  if (cfg.place.kind == Placement::kInCore &&
       (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
-  cfg.memory.mem_nodes = parse_node_list(mem_nodes);
+  cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);
   for (const std::string& item : split_commas(fault_plan)) {
     if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
     else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");

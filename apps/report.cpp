@@ -48,8 +48,8 @@ nlohmann::json placement_json(const RunResult& r) {
     j["mapped_bytes"] = p.mapped_bytes;
   } else {
     j.update({{"io_buffer_bytes", r.io_buffer_bytes},
-              {"io_depth", r.io.depth},
-              {"io_request_bytes", r.io.request_bytes},
+              {"io_depth", r.place.io.depth},
+              {"io_request_bytes", r.place.io.request_bytes},
               {"direct_io", p.direct_io},
               {"registered_buffers", r.registered_buffers},
               {"bytes_read", r.bytes_read()},
@@ -102,8 +102,8 @@ nlohmann::json to_json(const RunResult& r) {
   j["directed_edges"] = r.directed_edges;
   j.update(placement_json(r));
   if (r.placement.kind == Placement::kInCore) {
-    j["mem_nodes"] = r.mem_nodes;
-    j["interleave"] = r.interleave;
+    j["mem_nodes"] = r.place.memory.mem_nodes;
+    j["interleave"] = r.place.memory.interleave;
   }
   for (const auto& [key, value] : r.statistics) j[key] = value;
   j["searches"] = nlohmann::json::array();
@@ -114,7 +114,7 @@ nlohmann::json to_json(const RunResult& r) {
   return j;
 }
 
-std::string format_run(const RunResult& r, const std::string& json_path) {
+std::string format_run(const RunResult& r, const nlohmann::json& j, const std::string& json_path) {
   if (!r.ok()) return r.failure + "\nNo statistics: a run with a failed validation has no results.\n";
   std::string out = format_block(r.statistics);
   if (r.placement.kind == Placement::kDax) {
@@ -127,7 +127,7 @@ std::string format_run(const RunResult& r, const std::string& json_path) {
                        human_bytes(double(r.bytes_read())), r.io_requests());
   }
   if (!r.validate) out += "validation: skipped (--no-validate): these results cannot be submitted\n";
-  return out + summary_line(to_json(r), r.measurement_warnings, json_path) + "\n";
+  return out + summary_line(j, r.measurement_warnings, json_path) + "\n";
 }
 
 void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement) {

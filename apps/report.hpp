@@ -17,7 +17,7 @@ nlohmann::json to_json(const RunResult& r);
 
 // What `strata run` prints on stdout after the searches: the block, the placement lines, the validation
 // note, the summary; or the failure message.
-std::string format_run(const RunResult& r, const std::string& json_path);
+std::string format_run(const RunResult& r, const nlohmann::json& j, const std::string& json_path);  // j: to_json(r)
 
 // One line for people after the Graph500 block: SCALE, placement, searches validated, harmonic-mean TEPS in
 // GTEPS, the spread, where the JSON went, and any measurement warning.

@@ -71,18 +71,18 @@ std::vector<Point> plan(const CsrFiles& files, uint64_t room, int steps) {
 
 int run_tune(const TuneConfig& cfg) {
   RunConfig run = cfg.run;
-  const bool dax = run.placement == Placement::kDax;
+  const bool dax = run.place.kind == Placement::kDax;
   const int threads = run.threads > 0 ? run.threads : omp_get_max_threads();
-  const uint64_t io = dax ? 0 : io_buffer_bytes(threads, run.io);
-  if (run.dram_budget <= io)
+  const uint64_t io = dax ? 0 : io_buffer_bytes(threads, run.place.io);
+  if (run.place.dram_budget <= io)
     throw Error(fmt::format("--dram-budget {} leaves nothing for the edge cache after {} of I/O buffers",
-                            human_bytes(double(run.dram_budget)), human_bytes(double(io))));
+                            human_bytes(double(run.place.dram_budget)), human_bytes(double(io))));
   const int parts = run.numa_parts > 0 ? run.numa_parts : Topology::detect().nodes();
 
   // The first point, K = 0, also builds the on-disk CSR if needed; its degrees then place the others.
   std::vector<Point> points;
   auto measure = [&](Point& p) {
-    run.on_mem_edges = int64_t(p.k);
+    run.place.on_mem_edges = int64_t(p.k);
     reset_peak_rss();
     const RunResult r = run_graph500(run);
     p.peak = peak_rss();
@@ -103,8 +103,8 @@ int run_tune(const TuneConfig& cfg) {
   {
     const GraphDir dir = GraphDir::open(run.graph_dir);
     const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts), dir.header_hash(), dir.spec().scale);
-    points = files.layout().id_bytes == 4 ? plan<uint32_t>(files, run.dram_budget - io, cfg.steps)
-                                          : plan<uint64_t>(files, run.dram_budget - io, cfg.steps);
+    points = files.layout().id_bytes == 4 ? plan<uint32_t>(files, run.place.dram_budget - io, cfg.steps)
+                                          : plan<uint64_t>(files, run.place.dram_budget - io, cfg.steps);
   }
   if (points.size() < 2) throw Error("--dram-budget is too small to sweep: not even K = 1 fits");
   points[0] = first;
@@ -143,7 +143,7 @@ int run_tune(const TuneConfig& cfg) {
         "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
         "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
         "with labels offset 0,1\n",
-        placement_name(run.placement), run.roots);
+        placement_name(run.place.kind), run.roots);
     plot_png(cfg.plot_path, script, data);
   }
   return 0;

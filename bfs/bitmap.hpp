@@ -1,6 +1,7 @@
 // A bitmap of vertices: one bit per vertex in 64-bit words, so a word is owned by one thread when work is
 // split on 64-vertex boundaries (no atomics in bottom-up).
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +38,17 @@ template <class Id>
 inline const Id* first_marked(const uint64_t* words, const Id* first, const Id* last) {
   while (first != last && !((words[*first >> 6] >> (*first & 63)) & 1)) ++first;
   return first;
+}
+
+// The first id in [first, last) that is no vertex (>= n), or last: one vectorizable max pass in the common
+// case that finds none. For lists read from storage, which can change after they were checked at load.
+template <class Id>
+inline const Id* first_out_of_range(const Id* first, const Id* last, uint64_t n) {
+  Id max = 0;
+  for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
+  if (max < n) [[likely]] return last;
+  const Id* bad = std::find_if(first, last, [&](Id v) { return v >= n; });
+  return bad == last ? first : bad;  // changed again meanwhile: report where the list starts
 }
 
 // first_marked over entries read in place from storage, which can change under the search: also stops at an

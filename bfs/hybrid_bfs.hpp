@@ -204,7 +204,10 @@ class HybridBfs final : public GraphSearch<Id> {
 
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined) {
     std::vector<uint64_t> items(parts_.parts());
-    for (int p = 0; p < parts_.parts(); ++p) items[p] = cur_.size[p], next_queue_.size[p].store(0);
+    for (int p = 0; p < parts_.parts(); ++p) {
+      items[p] = cur_.size[p];
+      next_queue_.size[p].store(0, std::memory_order_relaxed);
+    }
     const std::vector<uint64_t> chunks = claim_chunks(items, kQueueChunk);
     std::vector<QueueBuffer<Id>> buffers(omp_get_max_threads(), QueueBuffer<Id>(parts_.parts()));
     auto expand = [&](Id u, const Id* first, const Id* last) {

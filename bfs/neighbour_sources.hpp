@@ -44,8 +44,8 @@ template <class Id>
 class MappedParts {
  public:
   MappedParts() = default;
-  MappedParts(std::vector<const Id*> base, const CsrLayout& layout)
-      : base_(std::move(base)), first_(layout.part_first), dir_(layout.dir) {}
+  MappedParts(std::vector<const Id*> base, const CsrFiles& files)
+      : base_(std::move(base)), first_(files.layout().part_first), dir_(files.path()) {}
   MappedParts(MappedParts&& o) noexcept
       : base_(std::move(o.base_)), first_(std::move(o.first_)), dir_(std::move(o.dir_)), bad_(o.bad_.load()) {}
 
@@ -56,11 +56,9 @@ class MappedParts {
   }
   // Whether every id in [first, last) is below n; notes the first that is not.
   bool in_range(const Id* first, const Id* last, uint64_t n) {
-    Id max = 0;
-    for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
-    if (max < n) [[likely]] return true;
-    const Id* bad = std::find_if(first, last, [&](Id v) { return v >= n; });
-    note_bad(bad == last ? first : bad);  // (changed again meanwhile: report where the list starts)
+    const Id* bad = first_out_of_range(first, last, n);
+    if (bad == last) [[likely]] return true;
+    note_bad(bad);
     return false;
   }
   void check() {
@@ -89,8 +87,8 @@ class WholeLists {
  public:
   static constexpr bool kChecked = kMapped, kHasTails = false, kDefers = false;
   WholeLists(const Id* adj, const BlockOffsets& off) : adj_(adj), off_(&off) {}
-  WholeLists(const Id* mapped, const BlockOffsets& off, const CsrLayout& layout)
-      : adj_(mapped), off_(&off), parts_(std::vector<const Id*>{mapped}, layout) {}
+  WholeLists(const Id* mapped, const BlockOffsets& off, const CsrFiles& files)
+      : adj_(mapped), off_(&off), parts_(std::vector<const Id*>{mapped}, files) {}
 
   const Id* adj() const { return adj_; }
   const BlockOffsets& offsets() const { return *off_; }
@@ -145,9 +143,7 @@ class PrefixAndReadTails : public CachedPrefixes<Id> {
     std::atomic<uint64_t> scout{0};
     const uint64_t n = this->g_.n;
     reads_->read([&](Id u, const Id* first, const Id* last) {
-      Id max = 0;  // one vectorized pass over what expand reads next anyway
-      for (const Id* it = first; it != last; ++it) max = std::max(max, *it);
-      if (max >= n) [[unlikely]] throw InvalidEntry{std::find_if(first, last, [&](Id v) { return v >= n; })};
+      if (const Id* bad = first_out_of_range(first, last, n); bad != last) [[unlikely]] throw InvalidEntry{bad};
       scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
       return uint64_t(last - first);
     }, io);
@@ -177,8 +173,8 @@ class PrefixAndMappedTails : public CachedPrefixes<Id> {
  public:
   static constexpr bool kDefers = false;
   PrefixAndMappedTails(const Csr<Id>& g, const EdgeCache<Id>& cache, std::vector<const Id*> mapped,
-                       const CsrLayout& layout)
-      : CachedPrefixes<Id>(g, cache), parts_(std::move(mapped), layout) {}
+                       const CsrFiles& files)
+      : CachedPrefixes<Id>(g, cache), parts_(std::move(mapped), files) {}
 
   template <class Expand>
   uint64_t top_down_tail(Id u, int p, uint64_t len, Expand& expand, uint64_t& scanned) {

@@ -20,8 +20,7 @@ template <class Id>
 std::unique_ptr<GraphSearch<Id>> out_of_core_search(const Csr<Id>& g, const EdgeCache<Id>& cache, const CsrFiles& files,
                                                     const IoOptions& io, const Partitioning& parts,
                                                     const BfsOptions& options) {
-  if (files.layout().bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
-  using Source = PrefixAndReadTails<Id>;
+  using Source = PrefixAndReadTails<Id>;  // (TailReads checks that parts are the files' partitions)
   return std::make_unique<HybridBfs<Id, Source>>(
       g, Source(g, cache, files, io, parts, HybridBfs<Id, Source>::active_vertices(g)), parts, options);
 }
@@ -31,15 +30,16 @@ std::unique_ptr<GraphSearch<Id>> out_of_core_search(const Csr<Id>& g, const Edge
 // the mapping is one array of whole lists, searched like DRAM (ids checked).
 template <class Id>
 std::unique_ptr<GraphSearch<Id>> dax_search(const Csr<Id>& g, const EdgeCache<Id>& cache, std::vector<const Id*> mapped,
-                                            const CsrLayout& layout, const Partitioning& parts,
+                                            const CsrFiles& files, const Partitioning& parts,
                                             const BfsOptions& options) {
+  const CsrLayout& layout = files.layout();
   if (layout.bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
   if (cache.adj.size() == 0 && layout.parts() == 1) {
     using Source = WholeLists<Id, true>;
-    return std::make_unique<HybridBfs<Id, Source>>(g, Source(mapped[0], g.offsets, layout), parts, options);
+    return std::make_unique<HybridBfs<Id, Source>>(g, Source(mapped[0], g.offsets, files), parts, options);
   }
   using Source = PrefixAndMappedTails<Id>;
-  return std::make_unique<HybridBfs<Id, Source>>(g, Source(g, cache, std::move(mapped), layout), parts, options);
+  return std::make_unique<HybridBfs<Id, Source>>(g, Source(g, cache, std::move(mapped), files), parts, options);
 }
 
 }  // namespace strata

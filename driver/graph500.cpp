@@ -47,8 +47,10 @@ void report(const RunHooks& hooks, const std::string& phase, uint64_t done, uint
 }
 
 PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
-  return {cfg.placement, parts, cfg.memory, cfg.dram_budget, cfg.on_mem_edges, cfg.hub_degree, cfg.io,
-          omp_get_max_threads()};
+  PlacementSpec spec = cfg.place;
+  spec.parts = parts;
+  spec.threads = omp_get_max_threads();
+  return spec;
 }
 
 // The search for a prepared graph: the hybrid kernel over the placement's neighbour source.
@@ -56,9 +58,9 @@ template <class Id>
 std::unique_ptr<GraphSearch<Id>> make_search(const PlacedGraph<Id>& pg, const RunConfig& cfg) {
   switch (pg.report.kind) {
     case Placement::kInCore: return in_core_search(pg.g, pg.partitioning, cfg.bfs);
-    case Placement::kOutOfCore: return out_of_core_search(pg.g, pg.cache, *pg.files, cfg.io, pg.partitioning, cfg.bfs);
+    case Placement::kOutOfCore: return out_of_core_search(pg.g, pg.cache, *pg.files, cfg.place.io, pg.partitioning, cfg.bfs);
     case Placement::kDax:
-      return dax_search(pg.g, pg.cache, pg.mapped_lists(), pg.files->layout(), pg.partitioning, cfg.bfs);
+      return dax_search(pg.g, pg.cache, pg.mapped_lists(), *pg.files, pg.partitioning, cfg.bfs);
   }
   throw Error("internal error: unknown placement");
 }
@@ -76,12 +78,7 @@ int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots) {
   uint64_t raw_entries = 0;
 #pragma omp parallel for reduction(+ : raw_entries)
   for (uint64_t v = 0; v < g.n; ++v) raw_entries += g.raw_degree(v);
-  const uint64_t n = g.n, id = sizeof(Id);
-  const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
-  const uint64_t in_use = g.bytes() + 2 * n * id + n / 4;       // graph, two parent arrays, bitmaps
-  const uint64_t per_search = n * (id + 4) + n / 8;
-  const uint64_t extra = build_peak > in_use ? (build_peak - in_use) / per_search : 0;
-  return int(std::clamp<uint64_t>(1 + extra, 1, uint64_t(roots)));
+  return validation_batch_within_build_peak(g.n, sizeof(Id), raw_entries, g.bytes(), roots);
 }
 
 // Roots exactly as the reference chooses them: vertices with an edge other than self-loops.
@@ -226,7 +223,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topo
   PlacedGraph<Id> pg;
   const PhaseProgress progress = [&](const std::string& phase, uint64_t d, uint64_t t) { report(hooks, phase, d, t); };
   if constexpr (std::is_same_v<Source, GraphDir>) {
-    if (cfg.placement != Placement::kInCore) prepare_tiered(pg, source, placement_spec(cfg, parts), topo, progress);
+    if (cfg.place.kind != Placement::kInCore) prepare_tiered(pg, source, placement_spec(cfg, parts), topo, progress);
     else prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
   } else {
     prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
@@ -238,28 +235,26 @@ template <class Id>
 RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_start) {
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
-  check_memory_nodes(cfg.memory.mem_nodes, topo);
-  if (cfg.memory.any() && cfg.placement != Placement::kInCore)
+  check_memory_nodes(cfg.place.memory.mem_nodes, topo);
+  if (cfg.place.memory.any() && cfg.place.kind != Placement::kInCore)
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
-                std::string(placement_name(cfg.placement)));
+                std::string(placement_name(cfg.place.kind)));
   RunResult r;
   r.graph_dir = cfg.graph_dir;
   r.threads = omp_get_max_threads();
   r.bfs = cfg.bfs;
   r.validate = cfg.validate;
-  r.io = cfg.io;
-  r.mem_nodes = cfg.memory.mem_nodes;
-  r.interleave = cfg.memory.interleave;
+  r.place = cfg.place;
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (cfg.placement == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch);
+    if (cfg.place.kind == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch);
     run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
     return r;
   }
-  if (cfg.placement != Placement::kInCore)
+  if (cfg.place.kind != Placement::kInCore)
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
-                            placement_name(cfg.placement), cfg.spec.scale));
+                            placement_name(cfg.place.kind), cfg.spec.scale));
   check_in_core_memory<Id>(cfg.spec, cfg.validate_batch);
   run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, busy_at_start);
   return r;

@@ -29,12 +29,7 @@ struct RunConfig {
   int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
   int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
 
-  Placement placement = Placement::kInCore;
-  uint64_t dram_budget = 0;           // tiered: bytes for the edge cache and I/O buffers; 0 = the default
-  int64_t on_mem_edges = -1;          // tiered: K; -1 = the largest K the budget holds
-  uint64_t hub_degree = kNoHubs;      // tiered: lists at least this long stay whole in DRAM
-  IoOptions io;
-  MemoryPlacement memory;             // in-core: --mem-nodes / --interleave
+  PlacementSpec place;  // where the graph lives (parts and threads are filled in by the driver)
 };
 
 // One search: root (input label), seconds, nedge by the reference rule, validation.
@@ -65,13 +60,11 @@ struct RunResult {
   std::string failure;                                        // why validation failed; empty if it did not
   std::vector<std::string> measurement_warnings;
   PlacementReport placement;
-  std::vector<int> mem_nodes;  // in-core: --mem-nodes
-  bool interleave = false;     // in-core: --interleave
   DramAccount dram;
   uint64_t dram_bytes = 0;  // graph + search state + kept results + I/O buffers
   uint64_t io_buffer_bytes = 0;
   bool registered_buffers = false;
-  IoOptions io;
+  PlacementSpec place;  // as asked (I/O options, memory nodes)
 
   bool ok() const { return failure.empty(); }
   double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)

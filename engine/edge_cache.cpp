@@ -10,7 +10,7 @@
 
 namespace strata {
 
-namespace edge_cache_detail {
+namespace {
 
 // Checks one 4 MiB block of partition p's file (bytes [offset, offset + len)) against its checksum and
 // copies the cached prefixes that fall inside it.
@@ -50,14 +50,14 @@ EdgeCache<Id> empty_cache(const Csr<Id>& g, uint64_t k, uint64_t hub_degree) {
   return c;
 }
 
-}  // namespace edge_cache_detail
+}  // namespace
 
 // Reads the whole on-disk adjacency once, sequentially (O_DIRECT, 4 MiB requests, each checked against its
 // block checksum -- a corrupted or truncated file is found here, before any search), keeping the prefixes.
 template <class Id>
 EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t k, uint64_t hub_degree,
                               const std::function<void(uint64_t, uint64_t)>& progress) {
-  EdgeCache<Id> c = edge_cache_detail::empty_cache(g, k, hub_degree);
+  EdgeCache<Id> c = empty_cache(g, k, hub_degree);
   const CsrLayout& L = files.layout();
   uint64_t total = 0;
   for (int p = 0; p < L.parts(); ++p) total += L.adj_file_bytes(p);
@@ -75,7 +75,7 @@ EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t 
         return true;
       },
       [&](const ReadRequest& r, const char* data) {
-        edge_cache_detail::absorb_block(g, files, c, int(r.file), r.offset, data, r.length);
+        absorb_block(g, files, c, int(r.file), r.offset, data, r.length);
         loaded += r.length;
         if (progress) progress(loaded, total);
       });
@@ -86,7 +86,7 @@ EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t 
 template <class Id>
 EdgeCache<Id> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, const std::vector<const char*>& mapped,
                                      uint64_t k, uint64_t hub_degree) {
-  EdgeCache<Id> c = edge_cache_detail::empty_cache(g, k, hub_degree);
+  EdgeCache<Id> c = empty_cache(g, k, hub_degree);
   const CsrLayout& L = files.layout();
   std::vector<std::pair<int, uint64_t>> blocks;
   for (int p = 0; p < L.parts(); ++p)
@@ -96,7 +96,7 @@ EdgeCache<Id> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, co
   for (size_t i = 0; i < blocks.size(); ++i)
     errors.run([&] {
       const auto [p, off] = blocks[i];
-      edge_cache_detail::absorb_block(g, files, c, p, off, mapped[p] + off, std::min(kCsrHashBlock, L.adj_file_bytes(p) - off));
+      absorb_block(g, files, c, p, off, mapped[p] + off, std::min(kCsrHashBlock, L.adj_file_bytes(p) - off));
     });
   errors.rethrow();
   return c;

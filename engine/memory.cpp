@@ -139,6 +139,15 @@ uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept) {
   return 2 * n * id + 2 * n * id + 3 * (n / 8) + uint64_t(kept) * n * id;
 }
 
+int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_entries, uint64_t graph_bytes, int roots) {
+  const uint64_t id = uint64_t(id_bytes);
+  const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
+  const uint64_t in_use = graph_bytes + 2 * n * id + n / 4;     // graph, two parent arrays, bitmaps
+  const uint64_t per_search = n * (id + 4) + n / 8;
+  const uint64_t extra = build_peak > in_use ? (build_peak - in_use) / per_search : 0;
+  return int(std::clamp<uint64_t>(1 + extra, 1, uint64_t(roots)));
+}
+
 uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,
                        const IoOptions& opt, const char* placement, int scale) {
   uint64_t budget = requested;

@@ -27,6 +27,11 @@ uint64_t io_buffer_bytes(int threads, const IoOptions& io);
 // validation, besides the graph.
 uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept);
 
+// Searches one validation pass can keep (each a parent array, a level array and a bitmap) in the memory
+// that kernel 1's peak -- the pre-dedup adjacency of raw_entries, offsets, relabel map -- proved available
+// beyond the graph (graph_bytes) and the search: at least 1, at most roots.
+int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_entries, uint64_t graph_bytes, int roots);
+
 // Every DRAM figure of a prepared graph (bytes).
 struct DramAccount {
   uint64_t available = 0;      // what the process could use when the run started

@@ -133,6 +133,7 @@ AtomicDir::~AtomicDir() {
 
 void AtomicDir::commit() {
   sync_directory(temp_);
+  std::string old;  // what to remove once the new directory is in place
   if (!target_lock_.held()) {  // nothing was checked for replacement: never replace what appeared meanwhile
     if (rename_noreplace(temp_, target_) != 0) {
       if (errno == EEXIST || errno == ENOTEMPTY)
@@ -143,22 +144,22 @@ void AtomicDir::commit() {
   } else {
     if (!same_dir(target_lock_, target_))
       throw Error(target_ + " was replaced or removed by someone else while this was being written; not replaced");
-    // Swap atomically: the target path always names a complete directory, the old one lands on temp_.
-    std::string old = temp_;
-    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
-      if (errno != EINVAL && errno != ENOSYS) throw Error(errno_message("cannot swap into " + target_, errno));
-      old = target_ + kOldInfix + std::to_string(::getpid());  // a crash between these two renames is
-      if (::rename(target_.c_str(), old.c_str()) != 0)         // repaired by remove_unfinished_builds
-        throw Error(errno_message("cannot move aside " + target_, errno));
-      if (::rename(temp_.c_str(), target_.c_str()) != 0) throw Error(errno_message("cannot rename into " + target_, errno));
-    }
-    committed_ = true;
-    sync_directory(parent_);
-    remove_tree(old);
-    return;
+    old = swap_in();
   }
   committed_ = true;
   sync_directory(parent_);
+  if (!old.empty()) remove_tree(old);
+}
+
+std::string AtomicDir::swap_in() {
+  // Atomically: the target path always names a complete directory, and the old one lands on temp_.
+  if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) return temp_;
+  if (errno != EINVAL && errno != ENOSYS) throw Error(errno_message("cannot swap into " + target_, errno));
+  // No RENAME_EXCHANGE here: two renames; a crash between them is repaired by remove_unfinished_builds.
+  const std::string old = target_ + kOldInfix + std::to_string(::getpid());
+  if (::rename(target_.c_str(), old.c_str()) != 0) throw Error(errno_message("cannot move aside " + target_, errno));
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) throw Error(errno_message("cannot rename into " + target_, errno));
+  return old;
 }
 
 int remove_unfinished_builds(const std::string& target) {

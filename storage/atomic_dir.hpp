@@ -53,6 +53,8 @@ class AtomicDir {
   void commit();
 
  private:
+  std::string swap_in();  // replaces the checked target by temp_; returns where the old one now is
+
   std::string target_, temp_, parent_;
   bool replace_;
   bool committed_ = false;

@@ -78,7 +78,6 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
                             "{:016x}): remove it and run again to rebuild",
                             path, h.scale, h.graph_hash, scale, graph_hash));
   CsrLayout& L = c.layout_;
-  L.dir = path;
   L.graph_hash = h.graph_hash;
   L.scale = int(h.scale);
   L.id_bytes = int(h.id_bytes);

@@ -35,7 +35,6 @@ struct CsrLayout {
   double build_seconds = 0;  // how long the build took
   std::vector<uint64_t> bounds;      // parts + 1 vertex bounds
   std::vector<uint64_t> part_first;  // parts + 1 entry bounds: partition p holds [part_first[p], part_first[p+1])
-  std::string dir;                   // where it was opened from (not stored; for messages)
   int parts() const { return int(bounds.size()) - 1; }
   uint64_t meta_bytes() const;
   uint64_t adj_file_bytes(int p) const { return align_up((part_first[p + 1] - part_first[p]) * uint64_t(id_bytes)); }

@@ -99,11 +99,15 @@ uint64_t free_bytes_at(const std::string& dir) {
   return uint64_t(st.f_bavail) * st.f_frsize;
 }
 
+namespace {
+std::string temp_beside(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
+}  // namespace
+
 void check_output_file(const std::string& path, const std::string& flag) {
   if (path.empty()) throw Error(flag + " needs a file name");
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error(fmt::format("{} {}: is a directory", flag, path));
-  const std::string probe = path + ".tmp-" + std::to_string(::getpid());
+  const std::string probe = temp_beside(path);  // the name write_file_atomically will use
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(errno_message(fmt::format("{} {}: cannot write there", flag, path), errno));
   ::close(fd);
@@ -111,19 +115,28 @@ void check_output_file(const std::string& path, const std::string& flag) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  try {
-    File f(tmp, O_WRONLY | O_CREAT | O_TRUNC);
-    f.write_all(text.data(), text.size());
-    f.sync();
-    f.close();
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(errno_message("cannot rename", errno));
-  } catch (const Error& e) {
+  // System calls, not File: every failure is reported with the user's path, not the temporary one's.
+  const std::string tmp = temp_beside(path);
+  auto fail = [&](int err) {
     ::unlink(tmp.c_str());
-    const std::string why = e.what();
-    const size_t colon = why.rfind(": ");  // the cause, without the temporary file's name
-    throw Error("cannot write " + path + (colon == std::string::npos ? "" : why.substr(colon)));
+    throw Error(errno_message("cannot write " + path, err));
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(errno);
+  for (size_t at = 0; at < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      fail(err);
+    }
+    at += size_t(n);
   }
+  const int sync_err = ::fsync(fd) == 0 ? 0 : errno;
+  const int close_err = ::close(fd) == 0 ? 0 : errno;
+  if (sync_err || close_err) fail(sync_err ? sync_err : close_err);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
 }
 
 

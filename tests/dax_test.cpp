@@ -89,7 +89,7 @@ TEST(Dax, InPlaceSearchesEqualInCoreForEveryCacheSize) {
     for (uint64_t k : {uint64_t(0), uint64_t(2), g.degree(0)}) {
       const EdgeCache<uint32_t> cache = load_edge_cache_mapped(g, files, bases, k, kNoHubs);
       for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
-        auto bfs = dax_search<uint32_t>(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
+        auto bfs = dax_search<uint32_t>(g, cache, lists, files, partitioning, BfsOptions{.direction = d});
         for (uint64_t root : roots) {
           SCOPED_TRACE(testing::Message() << "parts " << parts << " K " << k << " dir " << int(d) << " root " << root);
           std::vector<uint32_t> want(g.n), got(g.n);
@@ -133,7 +133,7 @@ TEST(Dax, AMappedFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
     }
     for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
       SCOPED_TRACE(testing::Message() << "parts " << parts << " dir " << int(d));
-      auto bfs = dax_search<uint32_t>(g, cache, lists, files.layout(), partitioning, BfsOptions{.direction = d});
+      auto bfs = dax_search<uint32_t>(g, cache, lists, files, partitioning, BfsOptions{.direction = d});
       std::vector<uint32_t> parent(g.n);
       uint64_t root = 0;
       while (g.degree(root) == 0) ++root;
