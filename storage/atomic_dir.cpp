@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <system_error>
@@ -43,12 +45,26 @@ int rename_noreplace(const std::string& from, const std::string& to) {
   return ::rename(from.c_str(), to.c_str());
 }
 
+// A process that has exited but not been reaped yet (it holds no locks any more).
+bool is_zombie(long pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return false;
+  char state = 0;
+  // "pid (comm) state ...": comm may hold spaces and parentheses, so the state follows the last ')'.
+  char line[512];
+  const size_t n = std::fread(line, 1, sizeof line - 1, f);
+  std::fclose(f);
+  line[n] = 0;
+  if (const char* close = std::strrchr(line, ')'); close && close[1] == ' ') state = close[2];
+  return state == 'Z';
+}
+
 // Whether the writer that made temporary directory `path` (named after its pid) is gone: its lock is free,
 // and its process is dead or the directory is old enough to have been locked (a reused pid).
 bool writer_is_dead(const std::string& path, long pid) {
   DirLock lock;
   if (!DirLock::try_lock(path, DirLock::kExclusive, lock)) return false;  // held: alive; or unreadable
-  const bool process_gone = pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH);
+  const bool process_gone = pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) || is_zombie(pid);
   struct stat st;
   const bool old = ::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime > kFreshSeconds;
   return process_gone || old;
