@@ -91,6 +91,23 @@ expect "a killed generate left debris" test -d "$tmp/big.tmp-$gen"
 "$strata" generate --scale 10 --out "$tmp/big" 2>"$tmp/big.err"
 expect "the next generate clears it" bash -c "grep -q 'cleared 1 unfinished write' '$tmp/big.err' && ! test -e '$tmp/big.tmp-$gen'"
 
+# A writer killed but not yet reaped (a zombie: it holds no lock) is gone: its debris is cleared at once.
+expect "a zombie writer's debris is cleared" python3 - "$strata" "$tmp/zombie" <<'PY'
+import os, signal, subprocess, sys, time
+strata, out = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([strata, "generate", "--scale", "21", "--out", out], stderr=subprocess.DEVNULL)
+tmp = "%s.tmp-%d" % (out, p.pid)
+for _ in range(200):
+    if os.path.exists(tmp):
+        break
+    time.sleep(0.05)
+os.kill(p.pid, signal.SIGKILL)
+time.sleep(0.3)  # not waited for: a zombie
+r = subprocess.run([strata, "generate", "--scale", "9", "--out", out], capture_output=True, text=True)
+p.wait()
+sys.exit(0 if "cleared 1 unfinished write" in r.stderr and not os.path.exists(tmp) else 1)
+PY
+
 # A generate --force killed midway leaves the old graph whole.
 "$strata" generate --scale 12 --out "$tmp/keep" 2>/dev/null
 "$strata" generate --scale 21 --out "$tmp/keep" --force 2>/dev/null &
