@@ -8,9 +8,9 @@
 //     has_tail(v, len)           whether v's list is longer than its prefix of len entries
 //     top_down_tail(u, p, len, expand, scanned)    scan u's tail now, or mark it for top_down_finish
 //     top_down_finish(expand, io)                  scan what was marked; returns what expand returned
-//     bottom_up_tail(v, p, len, front, scanned, deferred)  v's parent in its tail, or kNoVertex (deferred:
-//                                                  marked for bottom_up_finish instead)
-//     deferred_words()           the marks bottom-up writes a word at a time (kDefers)
+//     bottom_up_tail(v, p, len, front, scanned)    v's parent in its tail, or kNoVertex (sources
+//                                                  that read tails in place)
+//     kDefers, deferred_words()  bottom-up marks the tails instead, a word at a time, for:
 //     bottom_up_finish(claim, io)                  claim(v, first, last) on each marked tail
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
 //
@@ -149,10 +149,6 @@ class PrefixAndReadTails : public CachedPrefixes<Id> {
     }, io);
     return scout.load();
   }
-  Id bottom_up_tail(uint64_t, int, uint64_t, const uint64_t*, uint64_t&, bool& deferred) {
-    deferred = true;
-    return kNoVertex<Id>;
-  }
   uint64_t* deferred_words() { return reads_->mark_words(); }
   template <class Claim>
   void bottom_up_finish(Claim& claim, LevelIo& io) {
@@ -188,8 +184,7 @@ class PrefixAndMappedTails : public CachedPrefixes<Id> {
     return 0;
   }
   // Out of line: the cold path of the bottom-up loop, whose code it would otherwise slow down (7% measured).
-  [[gnu::noinline]] Id bottom_up_tail(uint64_t v, int p, uint64_t len, const uint64_t* front, uint64_t& scanned,
-                                      bool&) {
+  [[gnu::noinline]] Id bottom_up_tail(uint64_t v, int p, uint64_t len, const uint64_t* front, uint64_t& scanned) {
     const Id* first = parts_.list(p, this->g_.offsets[v]) + len;
     const Id* last = parts_.list(p, this->g_.offsets[v + 1]);
     const Id* it = first_marked_or_invalid(front, first, last, this->g_.n);
