@@ -239,27 +239,34 @@ class HybridBfs final : public GraphSearch<Id> {
     return total;
   }
 
-  // Bottom-up over the unvisited vertices of one bitmap word (owned by this thread): each takes the first
-  // neighbour found in the frontier as its parent. Returns the word of the next frontier.
+  // Bottom-up over one work item, words [w, w_end) of part p (each word owned by this thread): an unvisited
+  // vertex takes the first neighbour found in the frontier as its parent. Out of line on purpose: inlined into
+  // the parallel region, the loop shared registers with it and spilled its pointers (out-of-core 7% slower).
   struct WordCounts {
-    uint64_t awake = 0, examined = 0, in_place = 0, deferred_bits = 0;
+    uint64_t awake = 0, examined = 0, in_place = 0;
   };
-  // The hot loop keeps its counters in locals; only the cold tail paths touch `counts` (measured: counters
-  // escaping into the tail call cost out-of-core 7-9% through register spills).
-  [[gnu::always_inline]] uint64_t bottom_up_word(uint64_t w, int p, const uint64_t* front, WordCounts& counts) {
+  [[gnu::noinline]] void bottom_up_chunk(uint64_t w, uint64_t w_end, int p, const uint64_t* front, uint64_t* next,
+                                         uint64_t* deferred, WordCounts& counts) {
     const Id* adj = source_.adj();
     const BlockOffsets& off = source_.offsets();
-    uint64_t bits = 0, awake = 0, examined = 0, deferred_bits = 0;
-    const uint64_t v_end = std::min(active_, w * 64 + 64);
-    uint64_t begin = w * 64 < v_end ? off[w * 64] : 0;  // each list ends where the next begins
-    for (uint64_t v = w * 64; v < v_end; ++v) {
-      const uint64_t end = off[v + 1];
-      if (parent_[v] == kNoVertex<Id>) {
+    Id* parent = parent_.data();
+    const uint64_t n = g_.n;
+    uint64_t awake = 0, examined = 0;
+    for (; w < w_end; ++w) {
+      uint64_t bits = 0, deferred_bits = 0;
+      const uint64_t v_end = std::min(active_, w * 64 + 64);
+      uint64_t begin = w * 64 < v_end ? off[w * 64] : 0;  // each list ends where the next begins
+      for (uint64_t v = w * 64; v < v_end; ++v) {
+        const uint64_t end = off[v + 1];
+        if (parent[v] != kNoVertex<Id>) {
+          begin = end;
+          continue;
+        }
         const uint64_t i = uint64_t(first_in_frontier(front, adj + begin, adj + end) - adj);
         examined += std::min(i + 1, end) - begin;
         if (i < end) {
-          if (!Source::kChecked || adj[i] < g_.n) [[likely]] {
-            parent_[v] = adj[i];
+          if (!Source::kChecked || adj[i] < n) [[likely]] {
+            parent[v] = adj[i];
             bits |= uint64_t(1) << (v & 63);
             ++awake;
           } else {
@@ -270,13 +277,13 @@ class HybridBfs final : public GraphSearch<Id> {
         } else if constexpr (Source::kHasTails) {
           if (source_.has_tail(v, end - begin)) bits |= bottom_up_tail_now(v, p, end - begin, front, counts);
         }
+        begin = end;
       }
-      begin = end;
+      next[w] = bits;
+      if constexpr (Source::kDefers) deferred[w] = deferred_bits;
     }
     counts.awake += awake;
     counts.examined += examined;
-    counts.deferred_bits = deferred_bits;
-    return bits;
   }
   const Id* first_in_frontier(const uint64_t* front, const Id* first, const Id* last) const {
     if constexpr (Source::kChecked && sizeof(Id) == 8) return first_marked_or_invalid(front, first, last, g_.n);
@@ -302,17 +309,16 @@ class HybridBfs final : public GraphSearch<Id> {
     if constexpr (Source::kDefers) deferred = source_.deferred_words();
     uint64_t awake = 0, new_examined = 0, in_place = 0;
 #pragma omp parallel reduction(+ : awake, new_examined, in_place)
-    for_each_chunk(chunks, [&](int p, uint64_t c) {
-      const uint64_t w_end = std::min(word_end(p), word_begin(p) + (c + 1) * kWordChunk);
-      for (uint64_t w = word_begin(p) + c * kWordChunk; w < w_end; ++w) {
-        WordCounts counts;
-        next[w] = bottom_up_word(w, p, front, counts);
-        awake += counts.awake;
-        new_examined += counts.examined;
-        in_place += counts.in_place;
-        if constexpr (Source::kDefers) deferred[w] = counts.deferred_bits;
-      }
-    });
+    {
+      WordCounts counts;
+      for_each_chunk(chunks, [&](int p, uint64_t c) {
+        const uint64_t w = word_begin(p) + c * kWordChunk;
+        bottom_up_chunk(w, std::min(word_end(p), w + kWordChunk), p, front, next, deferred, counts);
+      });
+      awake += counts.awake;
+      new_examined += counts.examined;
+      in_place += counts.in_place;
+    }
     level_io_.edges_storage += in_place;
     if constexpr (Source::kDefers) awake += bottom_up_deferred(front);
     examined = new_examined + level_io_.edges_storage;
