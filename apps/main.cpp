@@ -246,6 +246,11 @@ int main_checked(int argc, char** argv) {
   run->add_option("--validate-batch", cfg.validate_batch,
                   "searches checked per pass over the tuples (default: what fits in kernel 1's peak memory)")
       ->check(CLI::Range(1, 1 << 20));
+  std::string validate_against = "auto";
+  run->add_option("--validate-against", validate_against,
+                  "csr: kernel 1's CSR, certified equal to the tuples in one pass (in-core only); tuples: a pass over "
+                  "the tuples per batch; auto: csr in-core, tuples otherwise")
+      ->capture_default_str();
   run->add_flag("--top-down-only", td_only, "never switch to bottom-up (for experiments)");
   run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
   run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
@@ -351,6 +356,10 @@ int main_checked(int argc, char** argv) {
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
   if (!json_path.empty()) check_output_file(json_path, "--json");
   cfg.validate = !no_validate;
+  if (validate_against == "csr") cfg.validate_against = ValidationMethod::kCsr;
+  else if (validate_against == "tuples") cfg.validate_against = ValidationMethod::kTuples;
+  else if (validate_against != "auto")
+    throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", validate_against));
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
   on_mem_set = on_mem->count() > 0;

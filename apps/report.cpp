@@ -99,6 +99,12 @@ nlohmann::json to_json(const RunResult& r) {
   j["beta"] = r.bfs.beta;
   j["validated"] = r.validate && r.ok();
   j["validate_batch"] = r.validate_batch;
+  if (r.validate) {
+    j["validation_method"] = validation_method_name(r.validation.method);
+    j["validation_tuple_passes"] = r.validation.tuple_passes;
+    j["validation_certificate_time"] = r.validation.certificate_time;
+    j["validation_time"] = r.validation.time;
+  }
   j["directed_edges"] = r.directed_edges;
   j.update(placement_json(r));
   if (r.placement.kind == Placement::kInCore) {
@@ -114,6 +120,17 @@ nlohmann::json to_json(const RunResult& r) {
   return j;
 }
 
+// How the searches were validated, in one line after the block.
+std::string validation_line(const RunResult& r) {
+  const ValidationReport& v = r.validation;
+  if (v.method == ValidationMethod::kCsr)
+    return fmt::format("validation: every search checked against kernel 1's CSR in DRAM ({:.2f} s), which one pass "
+                       "over the input tuples certified equal to them ({:.2f} s)\n",
+                       v.time, v.certificate_time);
+  return fmt::format("validation: every search checked against the input tuples, {} pass{} ({:.2f} s)\n",
+                     v.tuple_passes, v.tuple_passes == 1 ? "" : "es", v.time);
+}
+
 std::string format_run(const RunResult& r, const nlohmann::json& j, const std::string& json_path) {
   if (!r.ok()) return r.failure + "\nNo statistics: a run with a failed validation has no results.\n";
   std::string out = format_block(r.statistics);
@@ -127,6 +144,7 @@ std::string format_run(const RunResult& r, const nlohmann::json& j, const std::s
                        human_bytes(double(r.bytes_read())), r.io_requests());
   }
   if (!r.validate) out += "validation: skipped (--no-validate): these results cannot be submitted\n";
+  else out += validation_line(r);
   return out + summary_line(j, r.measurement_warnings, json_path) + "\n";
 }
 

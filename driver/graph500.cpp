@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <memory>
 #include <type_traits>
 
@@ -19,6 +20,7 @@
 #include "generators/edge_stream.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/graph_dir.hpp"
+#include "validate/csr_validator.hpp"
 #include "validate/stats.hpp"
 #include "validate/validator.hpp"
 
@@ -38,6 +40,15 @@ uint64_t RunResult::io_requests() const {
   uint64_t sum = 0;
   for (const SearchStats& s : search_stats) sum += s.io.requests;
   return sum;
+}
+
+const char* validation_method_name(ValidationMethod m) {
+  switch (m) {
+    case ValidationMethod::kAuto: return "auto";
+    case ValidationMethod::kTuples: return "tuples";
+    case ValidationMethod::kCsr: return "csr";
+  }
+  return "?";
 }
 
 namespace {
@@ -114,7 +125,17 @@ struct ValidationBatch {
     if (pending.empty()) return;
     const double v0 = now();
     const std::vector<Verdict> verdicts = validate_searches<Id>(source, pending, bfs.idle_memory());
+    ++result.validation.tuple_passes;
+    record(verdicts, v0);
+  }
+  void check_against(const CsrValidator<Id>& csr) {
+    const double v0 = now();
+    const Verdict verdict = csr.check(pending[0], bfs.idle_memory());
+    record({verdict}, v0);
+  }
+  void record(const std::vector<Verdict>& verdicts, double v0) {
     const double each = (now() - v0) / double(pending.size());
+    result.validation.time += now() - v0;
     const size_t first = result.searches.size() - pending.size();
     for (size_t i = 0; i < pending.size(); ++i) {
       SearchRecord& r = result.searches[first + i];
@@ -127,13 +148,34 @@ struct ValidationBatch {
   }
 };
 
-// Kernel 2 and validation: the warm-up, then each root's search timed alone, validated in batches.
+// Validation against kernel 1's CSR (csr_validator.hpp): certified once, then each search checked in DRAM.
+template <class Id, class Source>
+std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& source, const PlacedGraph<Id>& pg,
+                                            const RunHooks& hooks) {
+  report(hooks, "validation", 0, 1, "certifying kernel 1's graph against the tuples");
+  const double t0 = now();
+  try {
+    std::optional<CsrValidator<Id>> v(std::in_place, pg.g, source);
+    result.validation.certificate_time = now() - t0;
+    result.validation.tuple_passes = 1;
+    return v;
+  } catch (const Error& e) {
+    result.failure = std::string("validation failed: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+// Kernel 2 and validation: the warm-up, then each root's search timed alone, validated against the CSR right
+// after it or in batches against the tuples.
 template <class Id, class Source>
 void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, const PlacedGraph<Id>& pg,
                   GraphSearch<Id>& bfs, const RunHooks& hooks) {
   const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
   const std::vector<Id> internal = internal_ids(pg.g, roots);
-  result.validate_batch = cfg.validate ? validation_batch(pg, cfg.validate_batch, int(roots.size())) : 1;
+  const bool against_csr = cfg.validate && result.validation.method == ValidationMethod::kCsr;
+  const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(result, source, pg, hooks) : std::nullopt;
+  if (against_csr && !csr) return;
+  result.validate_batch = cfg.validate && !against_csr ? validation_batch(pg, cfg.validate_batch, int(roots.size())) : 1;
   std::vector<std::vector<Id>> kept(result.validate_batch);  // one by one: copying a prototype would hold two
   for (auto& k : kept) k.resize(pg.g.n);
   ValidationBatch<Id, Source> batch{source, bfs, result, {}};
@@ -149,7 +191,10 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
     if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
     result.search_stats.push_back(std::move(stats));
-    if (cfg.validate) {
+    if (csr) {
+      batch.pending.push_back({roots[i], parent, nedge});
+      batch.check_against(*csr);
+    } else if (cfg.validate) {
       batch.pending.push_back({roots[i], parent, nedge});
       if (int(batch.pending.size()) == result.validate_batch || i + 1 == roots.size()) {
         report(hooks, "kernel 2", i + 1, roots.size(), "validating");
@@ -174,6 +219,8 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   r.io_buffer_bytes = bfs.io_buffer_bytes();
   r.registered_buffers = bfs.registered_buffers();
   r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), kept) + r.io_buffer_bytes;
+  if (r.validate && r.validation.method == ValidationMethod::kCsr)
+    r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
 
 template <class Id, class Source>
@@ -189,8 +236,8 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
 }
 
 template <class Id>
-void check_in_core_memory(const KroneckerSpec& spec, int validate_batch) {
-  const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1));
+void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool against_csr) {
+  const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1), against_csr);
   const uint64_t have = available_memory_bytes();
   if (need > have)
     throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available (an out-of-core run, "
@@ -239,7 +286,16 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   if (cfg.place.memory.any() && cfg.place.kind != Placement::kInCore)
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
                 std::string(placement_name(cfg.place.kind)));
+  const bool in_core = cfg.place.kind == Placement::kInCore;
+  if (cfg.validate_against == ValidationMethod::kCsr && !in_core)
+    throw Error(fmt::format("--validate-against csr needs the adjacency in DRAM; --placement {} keeps it on storage "
+                            "(use --validate-against tuples)",
+                            placement_name(cfg.place.kind)));
   RunResult r;
+  r.validation.method = cfg.validate_against == ValidationMethod::kAuto
+                            ? (in_core ? ValidationMethod::kCsr : ValidationMethod::kTuples)
+                            : cfg.validate_against;
+  const bool against_csr = cfg.validate && r.validation.method == ValidationMethod::kCsr;
   r.graph_dir = cfg.graph_dir;
   r.threads = omp_get_max_threads();
   r.bfs = cfg.bfs;
@@ -247,7 +303,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   r.place = cfg.place;
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (cfg.place.kind == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch);
+    if (cfg.place.kind == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr);
     run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
     return r;
   }
@@ -255,7 +311,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
                             placement_name(cfg.place.kind), cfg.spec.scale));
-  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch);
+  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr);
   run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, busy_at_start);
   return r;
 }

@@ -16,6 +16,18 @@
 
 namespace strata {
 
+// What validation checks the searches against: the input tuples (one pass per batch of searches), or kernel
+// 1's CSR, certified equal to the tuples in one pass (validate/csr_validator.hpp; needs the adjacency in DRAM).
+enum class ValidationMethod { kAuto, kTuples, kCsr };
+const char* validation_method_name(ValidationMethod m);
+
+struct ValidationReport {
+  ValidationMethod method = ValidationMethod::kTuples;
+  int tuple_passes = 0;         // passes over the tuples (the certificate is one)
+  double certificate_time = 0;  // seconds certifying the CSR (kCsr)
+  double time = 0;              // seconds checking searches, the certificate excluded
+};
+
 // What a run was asked to do.
 struct RunConfig {
   KroneckerSpec spec;
@@ -26,6 +38,7 @@ struct RunConfig {
   BfsOptions bfs;
   bool validate = true;
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
+  ValidationMethod validate_against = ValidationMethod::kAuto;  // kAuto: the CSR in-core, else the tuples
   int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
   int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
 
@@ -51,6 +64,7 @@ struct RunResult {
   BfsOptions bfs;
   bool validate = true;
   int validate_batch = 1;
+  ValidationReport validation;
   uint64_t directed_edges = 0;
   int id_bytes = 4;  // vertex ids of this run: 4 up to SCALE 31, else 8
   double generation_time = 0, construction_time = 0;

@@ -117,13 +117,18 @@ uint64_t available_memory_bytes() {
   return std::min({avail, cgroup_room(true), cgroup_room(false)});
 }
 
-uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch) {
+uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes) {
+  return n * (uint64_t(id_bytes) + 4) + entries / 8;  // levels (4 B) and counts (4 B) are never held together
+}
+
+uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), id = uint64_t(id_bytes);
   const uint64_t adjacency = 2 * m * id;                                // before deduplication: an upper bound
   const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
   const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
                           + 2 * n * id                                  // + internal and output parent arrays
-                          + uint64_t(std::max(validate_batch - 1, 0)) * n * (id + 4);  // + kept results, levels
+                          + (against_csr ? csr_validation_bytes(n, 2 * m, id_bytes)
+                                         : uint64_t(std::max(validate_batch - 1, 0)) * n * (id + 4));  // + kept, levels
   return std::max(build, search);
 }
 

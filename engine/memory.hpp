@@ -11,9 +11,13 @@ namespace strata {
 
 uint64_t available_memory_bytes();
 
-// Peak of kernel 1 (pre-dedup adjacency, offsets, relabel map) or of the search with its validation batch,
-// whichever is larger.
-uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch);
+// Peak of kernel 1 (pre-dedup adjacency, offsets, relabel map) or of the search with its validation (a batch
+// of kept results, or the CSR validator), whichever is larger.
+uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr = false);
+
+// Validation against the CSR of n vertices and `entries` adjacency entries: the inverse label map and, while
+// certifying, a count per vertex and a bit per entry, or, while checking a search, levels by internal id.
+uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes);
 
 // O(N) DRAM of an out-of-core or DAX run besides its budget: offsets, labels, duplicate counts, cache
 // offsets, two parent arrays, queues, bitmaps, the output parents and validation's levels. Construction's

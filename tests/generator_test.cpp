@@ -2,6 +2,8 @@
 // (the fnv1a64 column as corrected on 2026-11-22).
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <atomic>
 #include <string>
 #include <tuple>
@@ -23,6 +25,8 @@ struct Vector {
   Edge first[2];
   uint64_t roots[4];
 };
+// What ctest's listing shows after "GetParam() =" (gtest would print the struct's bytes).
+void PrintTo(const Vector& v, std::ostream* os) { *os << "SCALE " << v.scale << " seeds " << v.seed1 << "," << v.seed2; }
 
 const Vector kVectors[] = {
     {10, 2, 3, 144, 0xb43b86c980db5ae1ULL, {{299, 797}, {684, 861}}, {458, 214, 220, 966}},

@@ -24,6 +24,9 @@ TEST(DramModel, FormulasByHand) {
   const KroneckerSpec spec{10, 16, 2, 3};
   EXPECT_EQ(in_core_bytes(spec, 4, 1), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4);
   EXPECT_EQ(in_core_bytes(spec, 4, 3), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 2 * 1024 * (4 + 4));
+  // Against the CSR: the inverse label map (4) and levels or counts (4) a vertex, a bit per adjacency entry.
+  EXPECT_EQ(csr_validation_bytes(1024, 32768, 4), 1024u * 8 + 4096);
+  EXPECT_EQ(in_core_bytes(spec, 4, 1, true), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * 8 + 4096);
 }
 
 TEST(DramModel, TieredBudgetDefaultsAndRefusals) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,17 @@
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
+#include "core/error.hpp"
+#include "validate/csr_validator.hpp"
 #include "validate/stats.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
 namespace {
 
-// One correct search, built once for the suite; each test plants its error into a copy.
-class PlantedErrors : public ::testing::Test {
+// One correct search, built once for the suite; each test plants its error into a copy and checks it both
+// against the tuples and against the certified CSR (the parameter).
+class PlantedErrors : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
     g = build_csr<uint32_t>(source);
@@ -37,10 +41,15 @@ class PlantedErrors : public ::testing::Test {
         level[v] = d;
       }
   }
-  static void TearDownTestSuite() { g = Csr<uint32_t>(); }
+  static void TearDownTestSuite() {
+    csr.reset();
+    g = Csr<uint32_t>();
+  }
   Verdict check(const std::vector<uint32_t>& p, uint64_t claimed) {
     SearchToCheck<uint32_t> c{root, p.data(), claimed};
-    return validate_searches<uint32_t>(source, {&c, 1})[0];
+    if (GetParam() == "tuples") return validate_searches<uint32_t>(source, {&c, 1})[0];
+    if (!csr) csr.emplace(g, source);
+    return csr->check(c);
   }
   bool is_edge(uint64_t a, uint64_t b) {
     for (uint64_t x : adjacent[a])
@@ -67,15 +76,16 @@ class PlantedErrors : public ::testing::Test {
   static inline std::vector<std::vector<uint64_t>> adjacent;
   static inline std::vector<int> level;
   static inline uint64_t nedge = 0;
+  static inline std::optional<CsrValidator<uint32_t>> csr;
 };
 
-TEST_F(PlantedErrors, CorrectResultPasses) {
+TEST_P(PlantedErrors, CorrectResultPasses) {
   Verdict v = check(parent, nedge);
   EXPECT_TRUE(v.valid) << v.message;
   EXPECT_EQ(v.nedge, 16239u);
 }
 
-TEST_F(PlantedErrors, CycleInsideRootComponent) {
+TEST_P(PlantedErrors, CycleInsideRootComponent) {
   auto p = parent;
   for (uint64_t v = 0; v < g.n; ++v)
     if (level[v] == 3) {
@@ -87,7 +97,7 @@ TEST_F(PlantedErrors, CycleInsideRootComponent) {
   EXPECT_NE(v.message.find("cycle"), std::string::npos) << v.message;
 }
 
-TEST_F(PlantedErrors, CycleOutsideRootComponent) {
+TEST_P(PlantedErrors, CycleOutsideRootComponent) {
   // The reference 3.0 validator can miss this one.
   auto p = parent;
   std::vector<uint64_t> outside;
@@ -102,7 +112,7 @@ TEST_F(PlantedErrors, CycleOutsideRootComponent) {
   EXPECT_NE(v.message.find("cycle"), std::string::npos) << v.message;
 }
 
-TEST_F(PlantedErrors, LevelSkip) {
+TEST_P(PlantedErrors, LevelSkip) {
   // v hangs from its grandparent: a tree edge spanning two BFS levels, which can never be an input edge.
   auto p = parent;
   uint64_t v = 0;
@@ -111,7 +121,7 @@ TEST_F(PlantedErrors, LevelSkip) {
   expect_rule(check(p, nedge), {3, 5}, "level skip");
 }
 
-TEST_F(PlantedErrors, MissingReachedVertex) {
+TEST_P(PlantedErrors, MissingReachedVertex) {
   auto p = parent;
   uint64_t v = 0;
   while (level[v] < 1 || has_children(v)) ++v;
@@ -119,7 +129,7 @@ TEST_F(PlantedErrors, MissingReachedVertex) {
   expect_rule(check(p, nedge), {4}, "a reached vertex left out");
 }
 
-TEST_F(PlantedErrors, ParentWithoutInputEdge) {
+TEST_P(PlantedErrors, ParentWithoutInputEdge) {
   // Same level as the true parent (so levels stay consistent), but not a neighbour.
   auto p = parent;
   for (uint64_t v = 0; v < g.n; ++v) {
@@ -134,7 +144,7 @@ TEST_F(PlantedErrors, ParentWithoutInputEdge) {
   FAIL() << "no candidate found";
 }
 
-TEST_F(PlantedErrors, OutOfRangeParent) {
+TEST_P(PlantedErrors, OutOfRangeParent) {
   auto p = parent;
   uint64_t v = 0;
   while (level[v] < 1) ++v;
@@ -144,25 +154,104 @@ TEST_F(PlantedErrors, OutOfRangeParent) {
   EXPECT_NE(verdict.message.find("out-of-range"), std::string::npos);
 }
 
-TEST_F(PlantedErrors, RootNotItsOwnParent) {
+TEST_P(PlantedErrors, RootNotItsOwnParent) {
   auto p = parent;
   p[root] = uint32_t(adjacent[root][0]);
   expect_rule(check(p, nedge), {1}, "root not its own parent");
 }
 
-TEST_F(PlantedErrors, WrongNedge) {
+TEST_P(PlantedErrors, WrongNedge) {
   Verdict v = check(parent, nedge + 1);
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.message.find("nedge mismatch"), std::string::npos) << v.message;
 }
 
-TEST_F(PlantedErrors, BatchKeepsVerdictsApart) {
+TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   auto bad = parent;
   bad[root] = kNoVertex<uint32_t>;
+  if (GetParam() == "csr") {  // one search at a time: a failure must not stick to the next
+    EXPECT_FALSE(check(bad, nedge).valid);
+    EXPECT_TRUE(check(parent, nedge).valid);
+    return;
+  }
   std::vector<SearchToCheck<uint32_t>> batch = {{root, parent.data(), nedge}, {root, bad.data(), nedge}};
   auto v = validate_searches<uint32_t>(source, batch);
   EXPECT_TRUE(v[0].valid);
   EXPECT_FALSE(v[1].valid);
+}
+
+INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "csr"),
+                         [](const auto& param_info) { return param_info.param; });
+
+// The CSR certificate: kernel 1's graph is trusted by the CSR validator only once it is proved equal to the
+// tuples; each test damages a fresh CSR the way a kernel-1 bug could and expects the certificate to refuse it.
+class CsrCertificate : public ::testing::Test {
+ protected:
+  void SetUp() override { g = build_csr<uint32_t>(source); }
+  std::string refusal() {
+    try {
+      CsrValidator<uint32_t> v(g, source);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+  // An entry of a list of at least two whose value can be raised by one without leaving its list sorted or
+  // meeting its vertex, with u < v (below the diagonal) or u > v.
+  uint64_t raisable_entry(bool below) {
+    for (uint64_t v = 0; v < g.n; ++v)
+      for (uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
+        const uint64_t u = g.adj[i], next = i + 1 < g.offsets[v + 1] ? g.adj[i + 1] : g.n;
+        if ((u < v) == below && u + 1 < next && u + 1 != v && u + 1 < v + (below ? 0 : g.n)) return i;
+      }
+    ADD_FAILURE() << "no raisable entry";
+    return 0;
+  }
+  static inline const KroneckerSpec spec{8, 16, 5, 6};
+  static inline const GeneratedEdges source{Kronecker(spec)};
+  Csr<uint32_t> g;
+};
+
+TEST_F(CsrCertificate, AcceptsKernelOnesGraph) { EXPECT_EQ(refusal(), ""); }
+
+TEST_F(CsrCertificate, RefusesAChangedEntryBelowTheDiagonal) {
+  ++g.adj[raisable_entry(true)];  // a tuple's edge is gone and an edge no tuple has appears
+  EXPECT_NE(refusal().find("does not match the tuples"), std::string::npos);
+}
+
+TEST_F(CsrCertificate, RefusesAnAsymmetricEntryAboveTheDiagonal) {
+  ++g.adj[raisable_entry(false)];  // only the symmetry test sees this side
+  EXPECT_NE(refusal().find("not symmetric"), std::string::npos) << refusal();
+}
+
+TEST_F(CsrCertificate, RefusesASelfLoop) {
+  for (uint64_t v = 1; v < g.n; ++v)
+    if (g.degree(v) > 0 && g.adj[g.offsets[v + 1] - 1] < v) {
+      g.adj[g.offsets[v + 1] - 1] = uint32_t(v);  // the list's largest entry becomes v itself: still sorted
+      EXPECT_NE(refusal().find("does not match the tuples"), std::string::npos) << refusal();
+      return;
+    }
+  FAIL() << "no candidate";
+}
+
+TEST_F(CsrCertificate, RefusesAWrongDuplicateCount) {
+  uint64_t v = 0;
+  while (g.duplicates[v] == Csr<uint32_t>::kManyDuplicates) ++v;
+  ++g.duplicates[v];  // nedge would be off
+  EXPECT_NE(refusal().find("tuple ends"), std::string::npos) << refusal();
+}
+
+TEST_F(CsrCertificate, RefusesLabelsThatAreNoPermutation) {
+  g.to_input[1] = g.to_input[0];
+  EXPECT_NE(refusal().find("label"), std::string::npos) << refusal();
+}
+
+TEST_F(CsrCertificate, RefusesSwappedLabels) {
+  uint64_t a = 0, b = 1;  // two vertices with different lists: swapping their labels moves edges
+  while (b < g.n && g.degree(b) == g.degree(a)) ++b;
+  ASSERT_LT(b, g.n);
+  std::swap(g.to_input[a], g.to_input[b]);
+  EXPECT_NE(refusal().find("does not match the tuples"), std::string::npos) << refusal();
 }
 
 TEST(Statistics, QuartilesAndHarmonicMeanFollowTheSpec) {

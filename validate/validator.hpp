@@ -85,7 +85,6 @@ BatchValidator<Id>::BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>
       s->owned_level.resize(n);
       s->level = s->owned_level.data();
     }
-    std::fill(s->level, s->level + n, validate_detail::kNoLevel);
     s->tree_edge_seen = std::vector<std::atomic<uint64_t>>((n + 63) / 64);
     states_.push_back(std::move(s));
   }
@@ -101,44 +100,53 @@ void BatchValidator<Id>::fail(State& s, int rule, const std::string& what) {
   }
 }
 
+namespace validate_detail {
+// Rule 1: fills level[v] with v's depth in the parent tree (kNoLevel: unreached), or returns false and says why
+// (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent).
+template <class Id>
+bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, std::string& why) {
+  std::fill(level, level + n, kNoLevel);
+  if (root >= n || parent[root] != root) {
+    why = "root " + std::to_string(root) + " is not its own parent";
+    return false;
+  }
+  level[root] = 0;
+  std::vector<uint64_t> path;
+  for (uint64_t v = 0; v < n; ++v) {
+    if (parent[v] == kNoVertex<Id> || level[v] != kNoLevel) continue;
+    // Walk up until a vertex whose level is known, then assign levels back down the path.
+    uint64_t u = v;
+    path.clear();
+    while (level[u] == kNoLevel) {
+      if (parent[u] == kNoVertex<Id>) {
+        why = "vertex " + std::to_string(path.back()) + " has parent " + std::to_string(u) + ", which is not reached";
+        return false;
+      }
+      if (uint64_t(parent[u]) >= n) {
+        why = "vertex " + std::to_string(u) + " has out-of-range parent " + std::to_string(parent[u]);
+        return false;
+      }
+      level[u] = kOnPath;
+      path.push_back(u);
+      u = parent[u];
+    }
+    if (level[u] == kOnPath) {
+      why = "parent pointers form a cycle through vertex " + std::to_string(u);
+      return false;
+    }
+    for (int32_t lvl = level[u] + 1; !path.empty(); path.pop_back(), ++lvl) level[path.back()] = lvl;
+  }
+  return true;
+}
+}  // namespace validate_detail
+
 template <class Id>
 void BatchValidator<Id>::check_trees() {
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t i = 0; i < searches_.size(); ++i) {
-    const SearchToCheck<Id>& c = searches_[i];
-    State& s = *states_[i];
-    const Id* parent = c.parent;
-    if (c.root >= n_ || parent[c.root] != c.root) {
-      fail(s, 1, "root " + std::to_string(c.root) + " is not its own parent");
-      continue;
-    }
-    s.level[c.root] = 0;
-    std::vector<uint64_t> path;
-    for (uint64_t v = 0; v < n_ && s.verdict.valid; ++v) {
-      if (parent[v] == kNoVertex<Id> || s.level[v] != validate_detail::kNoLevel) continue;
-      // Walk up until a vertex whose level is known, then assign levels back down the path.
-      uint64_t u = v;
-      path.clear();
-      while (s.level[u] == validate_detail::kNoLevel) {
-        if (parent[u] == kNoVertex<Id>) {
-          fail(s, 1, "vertex " + std::to_string(path.back()) + " has parent " + std::to_string(u) + ", which is not reached");
-          break;
-        }
-        if (uint64_t(parent[u]) >= n_) {
-          fail(s, 1, "vertex " + std::to_string(u) + " has out-of-range parent " + std::to_string(parent[u]));
-          break;
-        }
-        s.level[u] = validate_detail::kOnPath;
-        path.push_back(u);
-        u = parent[u];
-      }
-      if (!s.verdict.valid) break;
-      if (s.level[u] == validate_detail::kOnPath) {
-        fail(s, 1, "parent pointers form a cycle through vertex " + std::to_string(u));
-        break;
-      }
-      for (int32_t lvl = s.level[u] + 1; !path.empty(); path.pop_back(), ++lvl) s.level[path.back()] = lvl;
-    }
+    std::string why;
+    if (!validate_detail::tree_levels(n_, searches_[i].parent, searches_[i].root, states_[i]->level, why))
+      fail(*states_[i], 1, why);
   }
 }
 

@@ -34,4 +34,20 @@ expect "names search, root and rule" grep -qE "^validation failed for search 2 \
 expect "no statistics after a failure" bash -c "! grep -q TEPS '$tmp/bad.txt'"
 expect "one error line on stderr" bash -c "grep -c . '$tmp/bad.err' | grep -qx 1"
 
+# Validation against the certified CSR (in-core default) and against the tuples: both named in the output and
+# JSON, both catch the planted error; csr is refused where the adjacency is not in DRAM.
+expect "in-core validates against the CSR" grep -q "^validation: every search checked against kernel 1's CSR in DRAM" "$tmp/run.txt"
+expect "json names the method" python3 -c "import json,sys; j=json.load(open('$tmp/r.json')); assert j['validation_method']=='csr' and j['validation_tuple_passes']==1 and j['validation_certificate_time']>0"
+"$strata" run --graph "$tmp/g" --roots 8 --validate-against tuples --validate-batch 3 --json "$tmp/t.json" >"$tmp/t.txt" 2>/dev/null
+expect "tuples: three passes named" grep -q "^validation: every search checked against the input tuples, 3 passes" "$tmp/t.txt"
+expect "tuples: same nedge as csr" python3 -c "import json; a=json.load(open('$tmp/r.json')); b=json.load(open('$tmp/t.json')); assert [s['nedge'] for s in a['searches']]==[s['nedge'] for s in b['searches']] and b['validation_method']=='tuples'"
+for method in csr tuples; do
+  "$strata" run --scale 10 --roots 4 --debug-corrupt-search 1 --validate-against $method >"$tmp/bad.txt" 2>/dev/null
+  expect "$method catches the planted cycle" grep -qE "^validation failed for search 1 \(root 214\): rule 1: .*cycle" "$tmp/bad.txt"
+done
+expect_error "csr needs DRAM" "--validate-against csr needs the adjacency in DRAM; --placement out-of-core keeps it on storage" \
+  "$strata" run --graph "$tmp/g" --placement out-of-core --validate-against csr
+expect_error "unknown method" "unknown --validate-against 'both': expected auto, csr or tuples" \
+  "$strata" run --scale 9 --validate-against both
+
 finish

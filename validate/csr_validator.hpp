@@ -1,0 +1,208 @@
+// Graph500 validation against kernel 1's CSR instead of the tuples (like the reference's
+// -DREUSE_CSR_FOR_VALIDATION), with what the reference leaves out: a certificate, checked once in one pass over
+// the tuples, that the CSR is exactly the tuples' graph. After it, each search costs one parallel pass over the
+// CSR in DRAM instead of a pass over the tuples (regenerated or read: 4-10x slower), and checks the same rules
+// (validator.hpp) on the search's output in input labels:
+//   certificate  labels are a permutation; every non-self-loop tuple (a,b) is in the CSR; every CSR entry
+//                is some tuple (so no extra, duplicate or self-loop entries); every raw degree (duplicates
+//                counted, for nedge) equals the tuples' count at that vertex (see certify())
+//   rule 1       levels from the parent tree (the tuple validator's own walk)
+//   rules 3, 4   every CSR entry joins levels that differ by at most one, never reached and unreached
+//   rule 5       each reached vertex's parent is in its list (binary search: lists are sorted)
+//   nedge        the raw degrees of the reached vertices over 2 (rule 4 keeps every such tuple inside)
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "engine/csr.hpp"
+#include "generators/kronecker.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+
+template <class Id>
+class CsrValidator {
+ public:
+  // Certifies g against the tuples of `source` (GeneratedEdges, GraphDir): throws Error naming the first
+  // difference. g must hold its whole adjacency (an in-core graph).
+  template <class Source>
+  CsrValidator(const Csr<Id>& g, const Source& source) : g_(g), from_input_(g.n, kNoVertex<Id>) {
+    invert_labels();
+    certify(source);
+  }
+
+  // Checks one search (parents in input labels). spare: memory for n int32 levels, e.g. the search's idle
+  // state (allocated here when smaller).
+  Verdict check(const SearchToCheck<Id>& c, std::span<int32_t> spare = {}) const;
+
+  // Bytes held between searches (the inverse label map) and by check() besides `level`.
+  static uint64_t held_bytes(uint64_t n) { return n * sizeof(Id); }
+  static uint64_t check_bytes(uint64_t n) { return n * sizeof(int32_t); }
+
+ private:
+  void invert_labels();
+  template <class Source>
+  void certify(const Source& source);
+  // Position of b in a's list, or -1 (a branch-free binary search: the lookups are random).
+  int64_t find(uint64_t a, uint64_t b) const {
+    const Id* base = g_.adj.data() + g_.offsets[a];
+    uint64_t len = g_.offsets[a + 1] - g_.offsets[a];
+    if (len == 0) return -1;
+    while (len > 1) {
+      const uint64_t half = len / 2;
+      base = base[half - 1] < b ? base + half : base;
+      len -= half;
+    }
+    return *base == b ? int64_t(base - g_.adj.data()) : -1;
+  }
+
+  const Csr<Id>& g_;
+  std::vector<Id> from_input_;  // input label -> internal id
+};
+
+template <class Id>
+void CsrValidator<Id>::invert_labels() {
+  const uint64_t n = g_.n;
+  std::atomic<uint64_t> bad{UINT64_MAX};
+#pragma omp parallel for schedule(static)
+  for (uint64_t v = 0; v < n; ++v) {
+    const uint64_t label = g_.to_input[v];
+    Id none = kNoVertex<Id>;
+    if (label >= n || !std::atomic_ref<Id>(from_input_[label]).compare_exchange_strong(none, Id(v)))
+      bad.store(v, std::memory_order_relaxed);
+  }
+  if (const uint64_t v = bad.load(); v != UINT64_MAX)
+    throw Error("kernel 1's graph does not match the tuples: internal vertex " + std::to_string(v) + "'s label " +
+                std::to_string(uint64_t(g_.to_input[v])) + " is out of range or shared");
+}
+
+// One pass over the tuples: each non-self-loop tuple is looked up in the list of its endpoint with the larger
+// internal id (the lower degree: a short list) and its entry marked covered, and both ends counted. Then one
+// pass over the CSR: every entry (v,u) with u < v is covered, no entry is a self-loop, every raw degree matches
+// the count, and the entries are symmetric -- so each (u,v) with u > v is the mirror of a covered entry. The
+// symmetry test compares sums of a keyed hash of (v,u) and of (u,v) over all entries (keys drawn per run: a
+// non-symmetric CSR passes with probability about 2^-64), which saves a lookup in the long list of every tuple.
+template <class Id>
+template <class Source>
+void CsrValidator<Id>::certify(const Source& source) {
+  const uint64_t n = g_.n, entries = g_.directed_edges();
+  std::vector<std::atomic<uint64_t>> covered((entries + 63) / 64);
+  std::vector<std::atomic<uint32_t>> count(n);  // tuple ends at each internal vertex
+  std::atomic<int64_t> missing{-1};             // a tuple's index in its chunk is not needed: keep its ends
+  std::atomic<uint64_t> missing_u{0}, missing_v{0};
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+    constexpr size_t kAhead = 8;  // every lookup is random: labels 2 * kAhead tuples early, lists kAhead early
+    for (size_t j = 0; j < edges.size(); ++j) {
+      if (j + 2 * kAhead < edges.size()) {
+        __builtin_prefetch(&from_input_[edges[j + 2 * kAhead].u]);
+        __builtin_prefetch(&from_input_[edges[j + 2 * kAhead].v]);
+      }
+      if (j + kAhead < edges.size()) {
+        const uint64_t x = std::max(from_input_[edges[j + kAhead].u], from_input_[edges[j + kAhead].v]);
+        if (x < n) __builtin_prefetch(g_.adj.data() + g_.offsets[x] + g_.degree(x) / 2);
+      }
+      const Edge& e = edges[j];
+      if (e.u == e.v) continue;
+      const uint64_t a = from_input_[e.u], b = from_input_[e.v];
+      const int64_t at = find(std::max(a, b), std::min(a, b));
+      if (at < 0) [[unlikely]] {
+        if (missing.exchange(0) < 0) missing_u = e.u, missing_v = e.v;
+        continue;
+      }
+      covered[uint64_t(at) >> 6].fetch_or(uint64_t(1) << (at & 63), std::memory_order_relaxed);
+      count[a].fetch_add(1, std::memory_order_relaxed);
+      count[b].fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  if (missing.load() >= 0)
+    throw Error("kernel 1's graph does not match the tuples: input edge (" + std::to_string(missing_u.load()) + "," +
+                std::to_string(missing_v.load()) + ") is missing");
+  const uint64_t k1 = uint64_t(std::random_device{}()) << 32 | std::random_device{}(), k2 = k1 * 0x9e3779b97f4a7c15u + 1;
+  auto mix = [&](uint64_t x, uint64_t y) {  // keyed, order-dependent: mix(x,y) != mix(y,x) in general
+    uint64_t h = (x * 0xff51afd7ed558ccdu + k1) ^ (y * 0xc4ceb9fe1a85ec53u + k2);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    return h ^ (h >> 29);
+  };
+  std::atomic<uint64_t> extra{UINT64_MAX}, wrong{UINT64_MAX};
+  uint64_t forward = 0, backward = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : forward, backward)
+  for (uint64_t v = 0; v < n; ++v) {
+    for (uint64_t i = g_.offsets[v]; i < g_.offsets[v + 1]; ++i) {
+      const uint64_t u = g_.adj[i];
+      forward += mix(v, u);
+      backward += mix(u, v);
+      if (u == v || (u < v && !((covered[i >> 6].load(std::memory_order_relaxed) >> (i & 63)) & 1)))
+        extra.store(v, std::memory_order_relaxed);
+    }
+    if (g_.raw_degree(v) != count[v].load(std::memory_order_relaxed)) wrong.store(v, std::memory_order_relaxed);
+  }
+  auto label = [&](uint64_t v) { return std::to_string(uint64_t(g_.to_input[v])); };
+  if (const uint64_t v = extra.load(); v != UINT64_MAX)
+    throw Error("kernel 1's graph does not match the tuples: vertex " + label(v) +
+                "'s list holds an entry that is no input edge (or a repeated one)");
+  if (forward != backward)
+    throw Error("kernel 1's graph does not match the tuples: its lists are not symmetric (an entry (u,v) without (v,u))");
+  if (const uint64_t v = wrong.load(); v != UINT64_MAX)
+    throw Error("kernel 1's graph does not match the tuples: vertex " + label(v) + " has " +
+                std::to_string(g_.raw_degree(v)) + " tuple ends in the CSR, " + std::to_string(count[v].load()) +
+                " in the tuples");
+}
+
+template <class Id>
+Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> spare) const {
+  const uint64_t n = g_.n;
+  std::vector<int32_t> own(spare.size() < n ? n : 0);
+  int32_t* level_by_label = spare.size() < n ? own.data() : spare.data();
+  Verdict verdict;
+  std::mutex mutex;
+  auto fail = [&](int rule, const std::string& what) {
+    std::lock_guard lock(mutex);
+    if (verdict.valid || rule < verdict.rule) verdict = {false, rule, rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what, 0};
+  };
+  std::string why;
+  if (!validate_detail::tree_levels(n, c.parent, c.root, level_by_label, why)) {
+    fail(1, why);
+    return verdict;
+  }
+  std::vector<int32_t> level(n);  // by internal id: the CSR pass reads levels in its own order
+#pragma omp parallel for schedule(static)
+  for (uint64_t v = 0; v < n; ++v) level[v] = level_by_label[g_.to_input[v]];
+  auto label = [&](uint64_t v) { return std::to_string(uint64_t(g_.to_input[v])); };
+  uint64_t twice_nedge = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : twice_nedge)
+  for (uint64_t v = 0; v < n; ++v) {
+    const int32_t lv = level[v];
+    for (const Id u : g_.neighbors(v)) {
+      const int32_t lu = level[u];
+      if ((lv < 0) != (lu < 0)) [[unlikely]]
+        fail(4, "input edge (" + label(v) + "," + label(u) + ") joins reached vertex " + label(lv < 0 ? u : v) +
+                    " and unreached vertex " + label(lv < 0 ? v : u) + ": the tree does not span the component");
+      else if (lv - lu > 1 || lu - lv > 1) [[unlikely]]
+        fail(3, "input edge (" + label(v) + "," + label(u) + ") joins levels " + std::to_string(lv) + " and " +
+                    std::to_string(lu));
+    }
+    if (lv < 0) continue;
+    twice_nedge += g_.raw_degree(v);
+    const uint64_t p = c.parent[g_.to_input[v]];
+    if (lv > 0 && find(v, from_input_[p]) < 0) [[unlikely]]
+      fail(5, "vertex " + label(v) + " has parent " + std::to_string(p) + " but no input edge joins them");
+  }
+  verdict.nedge = twice_nedge / 2;
+  if (verdict.valid && verdict.nedge != c.nedge)
+    fail(6, "nedge mismatch: the search counted " + std::to_string(c.nedge) + ", the input tuples give " +
+                std::to_string(twice_nedge / 2));
+  verdict.nedge = twice_nedge / 2;
+  return verdict;
+}
+
+}  // namespace strata
