@@ -1,6 +1,6 @@
 // Direction-optimizing BFS (Beamer et al.), written once over a neighbour source (neighbour_sources.hpp):
-// top-down from per-partition queues while the frontier is small, bottom-up over a bitmap frontier while it
-// is large. Work is split into the partitions' vertex ranges; a thread serves its home part's chunks first
+// top-down while the frontier is small, bottom-up while it is large, both over a frontier bitmap (no queues:
+// O(N) state is what limits an out-of-core graph). Work is split into the partitions' vertex ranges; a thread serves its home part's chunks first
 // (NUMA-local rows), then helps the others. The source supplies each list's DRAM prefix and reaches its
 // tail; the choice of source is made once, at construction, so the hot loops pay nothing for it.
 #pragma once
@@ -16,7 +16,6 @@
 #include "bfs/bitmap.hpp"
 #include "bfs/graph_search.hpp"
 #include "bfs/neighbour_sources.hpp"
-#include "bfs/queue_buffer.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
 #include "engine/topology.hpp"
@@ -38,17 +37,11 @@ class HybridBfs final : public GraphSearch<Id> {
         // read as zero up to 2^32 (address space only), so a changed file is never an out-of-bounds load.
         front_(frontier_bitmap(g.n)), next_(frontier_bitmap(g.n)) {
     const int k = parts.parts();
-    cur_.queue.resize(k);
-    next_queue_.queue.resize(k);
     for (int p = 0; p < k; ++p) {
-      cur_.queue[p] = NumaArray<Id>(parts.end(p) - parts.begin(p));
-      next_queue_.queue[p] = NumaArray<Id>(parts.end(p) - parts.begin(p));
       parent_.prefer_node(parts.begin(p), parts.end(p), parts.node[p]);
       front_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
       next_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
     }
-    cur_.size = std::vector<std::atomic<uint64_t>>(k);
-    next_queue_.size = std::vector<std::atomic<uint64_t>>(k);
     claim_ = std::vector<std::atomic<uint64_t>>(k);
     active_ = active_vertices(g);
   }
@@ -67,9 +60,7 @@ class HybridBfs final : public GraphSearch<Id> {
     SearchStats stats;
     reset();
     parent_[root] = root;
-    const int home = parts_.part_of(root);
-    cur_.queue[home][0] = root;
-    cur_.size[home] = 1;
+    front_.set_atomic(root);
     uint64_t frontier = 1, scout = g_.degree(root), edges_to_check = g_.directed_edges();
     while (frontier > 0) {
       if (go_bottom_up(scout, edges_to_check)) {
@@ -109,8 +100,8 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
  private:
-  static constexpr uint64_t kQueueChunk = 64;  // frontier vertices per top-down work item
-  static constexpr uint64_t kWordChunk = 16;   // bitmap words (1024 vertices) per bottom-up work item
+  static constexpr uint64_t kWordChunk = 16;     // bitmap words (1024 vertices) per bottom-up work item
+  static constexpr uint64_t kSparseChunk = 256;  // per top-down item: the frontier is sparse
 
   static Bitmap frontier_bitmap(uint64_t n) {
     if constexpr (Source::kChecked && sizeof(Id) == 4) return Bitmap(n, uint64_t(1) << 32);
@@ -129,7 +120,6 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
   uint64_t bottom_up_levels(uint64_t frontier, SearchStats& stats) {
-    queue_to_bitmap();
     uint64_t awake = frontier, old_awake;
     do {
       old_awake = awake;
@@ -139,7 +129,7 @@ class HybridBfs final : public GraphSearch<Id> {
       record(stats, true, old_awake, examined, t0);
       front_.swap(next_);
     } while (stay_bottom_up(awake, old_awake));
-    return bitmap_to_queue();
+    return awake;
   }
 
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, double t0) {
@@ -158,7 +148,7 @@ class HybridBfs final : public GraphSearch<Id> {
     for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNoVertex<Id>;
     if constexpr (requires { source_.reset(); }) source_.reset();
     level_io_ = LevelIo{};
-    for (auto& s : cur_.size) s.store(0, std::memory_order_relaxed);
+    clear(front_);
   }
 
   void to_input_labels(Id* parent_out) const {
@@ -187,56 +177,51 @@ class HybridBfs final : public GraphSearch<Id> {
     return chunks;
   }
 
-  // Claims the unvisited among u's neighbours [first, last) for u; returns the degrees added to the frontier.
-  uint64_t claim_children(Id u, const Id* first, const Id* last, QueueBuffer<Id>& out) {
+  // Claims the unvisited among u's neighbours [first, last) for u, marking them in the next frontier; returns
+  // the degrees added to it.
+  uint64_t claim_children(Id u, const Id* first, const Id* last) {
     uint64_t added = 0;
     for (const Id* it = first; it != last; ++it) {
       const Id v = *it;
       if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNoVertex<Id>) continue;
       Id expected = kNoVertex<Id>;
       if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
-        out.push(v, parts_.parts() == 1 ? 0 : parts_.part_of(v), next_queue_);
+        next_.set_atomic(v);
         added += g_.degree(v);
       }
     }
     return added;
   }
 
+  // Top-down from the frontier bitmap (a queue would cost 2 ids a vertex of O(N) state; scanning the bitmap
+  // costs n / 64 words a level, about 1% of a search at SCALE 20).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined) {
-    std::vector<uint64_t> items(parts_.parts());
-    for (int p = 0; p < parts_.parts(); ++p) {
-      items[p] = cur_.size[p];
-      next_queue_.size[p].store(0, std::memory_order_relaxed);
-    }
-    const std::vector<uint64_t> chunks = claim_chunks(items, kQueueChunk);
-    std::vector<QueueBuffer<Id>> buffers(omp_get_max_threads(), QueueBuffer<Id>(parts_.parts()));
-    auto expand = [&](Id u, const Id* first, const Id* last) {
-      return claim_children(u, first, last, buffers[omp_get_thread_num()]);
-    };
+    clear(next_);
+    const std::vector<uint64_t> chunks = claim_chunks(word_items(), kSparseChunk);
+    const uint64_t* front = front_.words();
+    auto expand = [&](Id u, const Id* first, const Id* last) { return claim_children(u, first, last); };
     uint64_t new_scout = 0, new_examined = 0, in_place = 0;
 #pragma omp parallel reduction(+ : new_scout, new_examined, in_place)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
-      const uint64_t end = std::min(cur_.size[p].load(std::memory_order_relaxed), (c + 1) * kQueueChunk);
-      for (uint64_t i = c * kQueueChunk; i < end; ++i) {
-        const Id u = cur_.queue[p][i];
-        const Id* first = source_.adj() + source_.offsets()[u];
-        const Id* last = source_.adj() + source_.offsets()[u + 1];
-        new_examined += uint64_t(last - first);
-        if (!Source::kChecked || source_.in_range(first, last, g_.n)) new_scout += expand(u, first, last);
-        if constexpr (Source::kHasTails)
-          if (source_.has_tail(u, uint64_t(last - first)))
-            new_scout += source_.top_down_tail(u, p, uint64_t(last - first), expand, in_place);
-      }
+      const uint64_t w0 = word_begin(p) + c * kSparseChunk, w_end = std::min(word_end(p), w0 + kSparseChunk);
+      for (uint64_t w = w0; w < w_end; ++w)
+        for (uint64_t bits = front[w]; bits; bits &= bits - 1) {
+          const Id u = Id(w * 64 + uint64_t(__builtin_ctzll(bits)));
+          const Id* first = source_.adj() + source_.offsets()[u];
+          const Id* last = source_.adj() + source_.offsets()[u + 1];
+          new_examined += uint64_t(last - first);
+          if (!Source::kChecked || source_.in_range(first, last, g_.n)) new_scout += expand(u, first, last);
+          if constexpr (Source::kHasTails)
+            if (source_.has_tail(u, uint64_t(last - first)))
+              new_scout += source_.top_down_tail(u, p, uint64_t(last - first), expand, in_place);
+        }
     });
     if constexpr (Source::kHasTails) new_scout += source_.top_down_finish(expand, level_io_);
     level_io_.edges_storage += in_place;
-    for (auto& b : buffers) b.flush(next_queue_);
     scout = new_scout;
     examined = new_examined + level_io_.edges_storage;
-    std::swap(cur_, next_queue_);
-    uint64_t total = 0;
-    for (auto& s : cur_.size) total += s.load();
-    return total;
+    front_.swap(next_);
+    return count(front_);
   }
 
   // Bottom-up over one work item, words [w, w_end) of part p (each word owned by this thread): an unvisited
@@ -300,9 +285,7 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
   uint64_t bottom_up_step(uint64_t& examined) {
-    std::vector<uint64_t> items(parts_.parts());
-    for (int p = 0; p < parts_.parts(); ++p) items[p] = word_end(p) - word_begin(p);
-    const std::vector<uint64_t> chunks = claim_chunks(items, kWordChunk);
+    const std::vector<uint64_t> chunks = claim_chunks(word_items(), kWordChunk);
     const uint64_t* front = front_.words();
     uint64_t* next = next_.words();
     uint64_t* deferred = nullptr;
@@ -346,42 +329,30 @@ class HybridBfs final : public GraphSearch<Id> {
   uint64_t word_begin(int p) const { return (parts_.begin(p) + 63) / 64; }
   uint64_t word_end(int p) const { return (parts_.end(p) + 63) / 64; }
 
-  void queue_to_bitmap() {
-    front_.clear_words(0, front_.word_count());
-    for (int p = 0; p < parts_.parts(); ++p) {
-      const Id* q = cur_.queue[p].data();
-      const uint64_t size = cur_.size[p].load();
-#pragma omp parallel for schedule(static)
-      for (uint64_t i = 0; i < size; ++i) front_.set_atomic(q[i]);
-    }
+  std::vector<uint64_t> word_items() const {
+    std::vector<uint64_t> items(parts_.parts());
+    for (int p = 0; p < parts_.parts(); ++p) items[p] = word_end(p) - word_begin(p);
+    return items;
   }
-
-  uint64_t bitmap_to_queue() {
-    for (auto& s : cur_.size) s.store(0, std::memory_order_relaxed);
-    const uint64_t* words = front_.words();
-#pragma omp parallel
-    {
-      QueueBuffer<Id> buffer(parts_.parts());
-      for (int p = 0; p < parts_.parts(); ++p) {
-#pragma omp for schedule(static) nowait
-        for (uint64_t w = word_begin(p); w < word_end(p); ++w)
-          for (uint64_t bits = words[w]; bits; bits &= bits - 1) buffer.push(Id(w * 64 + __builtin_ctzll(bits)), p, cur_);
-      }
-      buffer.flush(cur_);
-    }
+  static void clear(Bitmap& b) {
+    uint64_t* words = b.words();
+#pragma omp parallel for schedule(static)
+    for (uint64_t w = 0; w < b.word_count(); ++w) words[w] = 0;
+  }
+  static uint64_t count(const Bitmap& b) {
+    const uint64_t* words = b.words();
     uint64_t total = 0;
-    for (auto& s : cur_.size) total += s.load();
+#pragma omp parallel for schedule(static) reduction(+ : total)
+    for (uint64_t w = 0; w < b.word_count(); ++w) total += uint64_t(__builtin_popcountll(words[w]));
     return total;
   }
-
 
   const Csr<Id>& g_;
   Source source_;
   const Partitioning& parts_;
   BfsOptions opt_;
   NumaArray<Id> parent_;                   // internal ids
-  PartQueues<Id> cur_, next_queue_;        // top-down frontier, per part
-  Bitmap front_, next_;                    // bottom-up frontier
+  Bitmap front_, next_;                    // the frontier and the next, both directions
   std::vector<std::atomic<uint64_t>> claim_;
   uint64_t active_ = 0;                    // vertices [active_, n) have no edges
   LevelIo level_io_;                       // this level's storage traffic (out-of-core and DAX)
