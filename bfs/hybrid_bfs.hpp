@@ -193,6 +193,29 @@ class HybridBfs final : public GraphSearch<Id> {
     return added;
   }
 
+  // Where a vertex's prefix starts, found walking g's offsets from the start of its 64-vertex word (the
+  // source keeps only a base per word); in-core (the prefix is the whole list), straight from the offsets.
+  struct PrefixWalk {
+    const HybridBfs& bfs;
+    uint64_t v, start, prefix;  // vertex v's list starts at start in g, its prefix at prefix in the source
+    PrefixWalk(const HybridBfs& b, uint64_t w)
+        : bfs(b), v(w * 64), start(b.g_.offsets[w * 64]), prefix(b.source_.word_prefix(w)) {}
+    // Moves to u (>= v, in the same word); returns u's degree.
+    uint64_t reach(uint64_t u) {
+      if constexpr (!Source::kHasTails) {
+        start = prefix = bfs.g_.offsets[u];
+      } else {
+        for (; v < u; ++v) {
+          const uint64_t next = bfs.g_.offsets[v + 1];
+          prefix += bfs.source_.prefix_length(next - start);
+          start = next;
+        }
+      }
+      v = u;
+      return bfs.g_.offsets[u + 1] - start;
+    }
+  };
+
   // Top-down from the frontier bitmap (a queue would cost 2 ids a vertex of O(N) state; scanning the bitmap
   // costs n / 64 words a level, about 1% of a search at SCALE 20).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined) {
@@ -204,17 +227,19 @@ class HybridBfs final : public GraphSearch<Id> {
 #pragma omp parallel reduction(+ : new_scout, new_examined, in_place)
     for_each_chunk(chunks, [&](int p, uint64_t c) {
       const uint64_t w0 = word_begin(p) + c * kSparseChunk, w_end = std::min(word_end(p), w0 + kSparseChunk);
-      for (uint64_t w = w0; w < w_end; ++w)
+      for (uint64_t w = w0; w < w_end; ++w) {
+        if (front[w] == 0) continue;
+        PrefixWalk at(*this, w);
         for (uint64_t bits = front[w]; bits; bits &= bits - 1) {
           const Id u = Id(w * 64 + uint64_t(__builtin_ctzll(bits)));
-          const Id* first = source_.adj() + source_.offsets()[u];
-          const Id* last = source_.adj() + source_.offsets()[u + 1];
-          new_examined += uint64_t(last - first);
-          if (!Source::kChecked || source_.in_range(first, last, g_.n)) new_scout += expand(u, first, last);
+          const uint64_t degree = at.reach(u), len = source_.prefix_length(degree);
+          const Id* first = source_.adj() + at.prefix;
+          new_examined += len;
+          if (!Source::kChecked || source_.in_range(first, first + len, g_.n)) new_scout += expand(u, first, first + len);
           if constexpr (Source::kHasTails)
-            if (source_.has_tail(u, uint64_t(last - first)))
-              new_scout += source_.top_down_tail(u, p, uint64_t(last - first), expand, in_place);
+            if (len < degree) new_scout += source_.top_down_tail(u, p, len, expand, in_place);
         }
+      }
     });
     if constexpr (Source::kHasTails) new_scout += source_.top_down_finish(expand, level_io_);
     level_io_.edges_storage += in_place;
@@ -233,35 +258,37 @@ class HybridBfs final : public GraphSearch<Id> {
   [[gnu::noinline]] void bottom_up_chunk(uint64_t w, uint64_t w_end, int p, const uint64_t* front, uint64_t* next,
                                          uint64_t* deferred, WordCounts& counts) {
     const Id* adj = source_.adj();
-    const BlockOffsets& off = source_.offsets();
+    const BlockOffsets& off = g_.offsets;
     Id* parent = parent_.data();
     const uint64_t n = g_.n;
     uint64_t awake = 0, examined = 0;
     for (; w < w_end; ++w) {
       uint64_t bits = 0, deferred_bits = 0;
       const uint64_t v_end = std::min(active_, w * 64 + 64);
-      uint64_t begin = w * 64 < v_end ? off[w * 64] : 0;  // each list ends where the next begins
+      // Each list ends where the next begins, in g and in the source's prefixes alike.
+      uint64_t start = w * 64 < v_end ? off[w * 64] : 0, begin = w * 64 < v_end ? source_.word_prefix(w) : 0;
       for (uint64_t v = w * 64; v < v_end; ++v) {
-        const uint64_t end = off[v + 1];
-        if (parent[v] != kNoVertex<Id>) {
-          begin = end;
-          continue;
-        }
-        const uint64_t i = uint64_t(first_in_frontier(front, adj + begin, adj + end) - adj);
-        examined += std::min(i + 1, end) - begin;
-        if (i < end) {
-          if (!Source::kChecked || adj[i] < n) [[likely]] {
-            parent[v] = adj[i];
-            bits |= uint64_t(1) << (v & 63);
-            ++awake;
-          } else {
-            source_.note_bad(adj + i);  // a mapped file changed under the search: never used
+        const uint64_t next_start = off[v + 1];
+        uint64_t end = next_start;  // whole lists: the prefix is the list
+        if constexpr (Source::kHasTails) end = begin + source_.prefix_length(next_start - start);
+        if (parent[v] == kNoVertex<Id>) {
+          const uint64_t i = uint64_t(first_in_frontier(front, adj + begin, adj + end) - adj);
+          examined += std::min(i + 1, end) - begin;
+          if (i < end) {
+            if (!Source::kChecked || adj[i] < n) [[likely]] {
+              parent[v] = adj[i];
+              bits |= uint64_t(1) << (v & 63);
+              ++awake;
+            } else {
+              source_.note_bad(adj + i);  // a mapped file changed under the search: never used
+            }
+          } else if constexpr (Source::kDefers) {  // read after the step, with the other deferred tails
+            if (end - begin < next_start - start) deferred_bits |= uint64_t(1) << (v & 63);
+          } else if constexpr (Source::kHasTails) {
+            if (end - begin < next_start - start) bits |= bottom_up_tail_now(v, p, end - begin, front, counts);
           }
-        } else if constexpr (Source::kDefers) {  // read after the step, with the other deferred tails
-          if (source_.has_tail(v, end - begin)) deferred_bits |= uint64_t(1) << (v & 63);
-        } else if constexpr (Source::kHasTails) {
-          if (source_.has_tail(v, end - begin)) bits |= bottom_up_tail_now(v, p, end - begin, front, counts);
         }
+        start = next_start;
         begin = end;
       }
       next[w] = bits;

@@ -2,10 +2,11 @@
 // Every source has a prefix of each list in DRAM -- the whole list in-core, the edge cache's first K entries
 // out-of-core and DAX -- and handles the rest of the list (its tail) itself:
 //
-//   adj(), offsets()           the prefixes: v's are adj()[offsets()[v], offsets()[v + 1])
+//   adj()                      the prefixes, laid out in vertex order: vertex 64w's starts at word_prefix(w),
+//   word_prefix(w)             and each takes prefix_length(degree) entries (the search walks g's offsets
+//   prefix_length(degree)      for the degrees, so a source keeps no offsets of its own)
 //   kChecked                   the prefixes are read in place from a mapping: ids are range-checked
-//   kHasTails                  lists may continue past their prefix; then:
-//     has_tail(v, len)           whether v's list is longer than its prefix of len entries
+//   kHasTails                  lists may continue past their prefix (prefix_length(d) < d); then:
 //     top_down_tail(u, p, len, expand, scanned)    scan u's tail now, or mark it for top_down_finish
 //     top_down_finish(expand, io)                  scan what was marked; returns what expand returned
 //     bottom_up_tail(v, p, len, front, scanned)    v's parent in its tail, or kNoVertex (sources
@@ -91,7 +92,8 @@ class WholeLists {
       : adj_(mapped), off_(&off), parts_(std::vector<const Id*>{mapped}, files) {}
 
   const Id* adj() const { return adj_; }
-  const BlockOffsets& offsets() const { return *off_; }
+  uint64_t word_prefix(uint64_t w) const { return (*off_)[w * 64]; }
+  static uint64_t prefix_length(uint64_t degree) { return degree; }
   bool in_range(const Id* first, const Id* last, uint64_t n) { return parts_.in_range(first, last, n); }
   void note_bad(const Id* at) { parts_.note_bad(at); }
   void check() {
@@ -109,18 +111,16 @@ template <class Id>
 class CachedPrefixes {
  public:
   static constexpr bool kChecked = false, kHasTails = true;
-  CachedPrefixes(const Csr<Id>& g, const EdgeCache<Id>& cache)
-      : g_(g), cache_(cache), any_tails_(cache.adj.size() < g.directed_edges()) {}
+  CachedPrefixes(const Csr<Id>& g, const EdgeCache<Id>& cache) : g_(g), cache_(cache) {}
   const Id* adj() const { return cache_.adj.data(); }
-  const BlockOffsets& offsets() const { return cache_.offsets; }
-  bool has_tail(uint64_t v, uint64_t len) const { return any_tails_ && len < g_.degree(v); }
+  uint64_t word_prefix(uint64_t w) const { return cache_.index.word_begin(w); }
+  uint64_t prefix_length(uint64_t degree) const { return cache_.index.length(degree); }
   bool in_range(const Id*, const Id*, uint64_t) { return true; }  // DRAM prefixes, checked at load
   void note_bad(const Id*) {}
 
  protected:
   const Csr<Id>& g_;
   const EdgeCache<Id>& cache_;
-  bool any_tails_;
 };
 
 // Out-of-core: tails marked during a step, then read with io_uring in file order (TailReads), each buffer
@@ -131,7 +131,7 @@ class PrefixAndReadTails : public CachedPrefixes<Id> {
   static constexpr bool kDefers = true;
   PrefixAndReadTails(const Csr<Id>& g, const EdgeCache<Id>& cache, const CsrFiles& files, const IoOptions& io,
                      const Partitioning& parts, uint64_t active)
-      : CachedPrefixes<Id>(g, cache), reads_(std::make_unique<TailReads<Id>>(g, cache.offsets, files, io, parts, active)) {}
+      : CachedPrefixes<Id>(g, cache), reads_(std::make_unique<TailReads<Id>>(g, cache.index, files, io, parts, active)) {}
 
   template <class Expand>
   uint64_t top_down_tail(Id u, int, uint64_t, Expand&, uint64_t&) {

@@ -15,6 +15,7 @@
 #include "bfs/bitmap.hpp"
 #include "engine/block_offsets.hpp"
 #include "engine/csr.hpp"
+#include "engine/edge_cache.hpp"
 #include "engine/topology.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/csr_files.hpp"
@@ -38,9 +39,9 @@ struct InvalidEntry {
 template <class Id>
 class TailReads {
  public:
-  // g: offsets of the whole lists; cached: offsets of the DRAM prefixes; parts: the files' partitions;
+  // g: offsets of the whole lists; cached: the DRAM prefixes' lengths; parts: the files' partitions;
   // vertices from `active` on have no edges.
-  TailReads(const Csr<Id>& g, const BlockOffsets& cached, const CsrFiles& files, const IoOptions& opt,
+  TailReads(const Csr<Id>& g, const PrefixIndex& cached, const CsrFiles& files, const IoOptions& opt,
             const Partitioning& parts, uint64_t active)
       : g_(g), cached_(cached), files_(files), opt_(opt), parts_(parts), active_(active), marks_(g.n),
         claim_(parts.parts()) {
@@ -98,8 +99,9 @@ class TailReads {
   // Byte range [a, b) of v's tail in partition p's file.
   void tail_bytes(uint64_t v, int p, uint64_t& a, uint64_t& b) const {
     const CsrLayout& L = files_.layout();
-    a = (g_.offsets[v] + (cached_[v + 1] - cached_[v]) - L.part_first[p]) * sizeof(Id);
-    b = (g_.offsets[v + 1] - L.part_first[p]) * sizeof(Id);
+    const uint64_t start = g_.offsets[v], end = g_.offsets[v + 1];
+    a = (start + cached_.length(end - start) - L.part_first[p]) * sizeof(Id);
+    b = (end - L.part_first[p]) * sizeof(Id);
   }
 
   // One thread's walk over the marked vertices: claims chunks (home part first), turns runs of nearby
@@ -209,7 +211,7 @@ class TailReads {
   uint64_t word_end(int p) const { return (parts_.end(p) + 63) / 64; }
 
   const Csr<Id>& g_;
-  const BlockOffsets& cached_;
+  const PrefixIndex& cached_;
   const CsrFiles& files_;
   IoOptions opt_;
   const Partitioning& parts_;

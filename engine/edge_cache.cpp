@@ -30,11 +30,12 @@ void absorb_block(const Csr<Id>& g, const CsrFiles& files, EdgeCache<Id>& c, int
     const uint64_t mid = lo + (hi - lo) / 2;
     if (g.offsets[mid + 1] <= e0) lo = mid + 1; else hi = mid;
   }
+  uint64_t at = c.index.begin(lo, g.offsets);  // where v's prefix goes in the cache
   for (uint64_t v = lo; v < L.bounds[p + 1] && g.offsets[v] < e1; ++v) {
-    const uint64_t begin = std::max(g.offsets[v], e0);
-    const uint64_t end = std::min(g.offsets[v] + (c.offsets[v + 1] - c.offsets[v]), e1);
-    if (begin < end)
-      std::memcpy(c.adj.data() + c.offsets[v] + (begin - g.offsets[v]), ids + (begin - e0), (end - begin) * sizeof(Id));
+    const uint64_t start = g.offsets[v], length = c.index.length(g.offsets[v + 1] - start);
+    const uint64_t begin = std::max(start, e0), end = std::min(start + length, e1);
+    if (begin < end) std::memcpy(c.adj.data() + at + (begin - start), ids + (begin - e0), (end - begin) * sizeof(Id));
+    at += length;
   }
 }
 
@@ -43,10 +44,8 @@ EdgeCache<Id> empty_cache(const Csr<Id>& g, uint64_t k, uint64_t hub_degree) {
   EdgeCache<Id> c;
   c.k = k;
   c.hub_degree = hub_degree;
-  NumaArray<uint64_t> off(g.n + 1);
-  for (uint64_t v = 0; v < g.n; ++v) off[v + 1] = off[v] + cached_entries(g.degree(v), k, hub_degree);
-  c.offsets = BlockOffsets(off);
-  c.adj = NumaArray<Id>(off[g.n]);
+  c.index = PrefixIndex(g.offsets, g.n, k, hub_degree);
+  c.adj = NumaArray<Id>(c.index.entries());
   return c;
 }
 

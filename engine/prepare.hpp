@@ -238,7 +238,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   const std::vector<const DirectFile*> adj = out.files->adj_files();
   r.direct_io = !dax && std::all_of(adj.begin(), adj.end(), [](const DirectFile* f) { return f->direct; });
   d.edge_cache = out.cache.entries_bytes();
-  d.graph = out.g.bytes() + out.cache.entries_bytes() + out.cache.offsets.bytes();
+  d.graph = out.g.bytes() + out.cache.entries_bytes() + out.cache.index.bytes();
   std::vector<int> cpu_nodes;
   for (int n : out.partitioning.node)
     if (std::find(cpu_nodes.begin(), cpu_nodes.end(), n) == cpu_nodes.end()) cpu_nodes.push_back(n);
