@@ -197,22 +197,23 @@ class HybridBfs final : public GraphSearch<Id> {
   // source keeps only a base per word); in-core (the prefix is the whole list), straight from the offsets.
   struct PrefixWalk {
     const HybridBfs& bfs;
-    uint64_t v, start, prefix;  // vertex v's list starts at start in g, its prefix at prefix in the source
+    BlockOffsets::WordEnds ends;
+    uint64_t i = 0, start, prefix;  // vertex 64w + i's list starts at start in g, its prefix at prefix
     PrefixWalk(const HybridBfs& b, uint64_t w)
-        : bfs(b), v(w * 64), start(b.g_.offsets[w * 64]), prefix(b.source_.word_prefix(w)) {}
-    // Moves to u (>= v, in the same word); returns u's degree.
-    uint64_t reach(uint64_t u) {
+        : bfs(b), ends(b.g_.offsets.word(w)), start(ends.begin()), prefix(b.source_.word_prefix(w)) {}
+    // Moves to vertex 64w + j (j >= i); returns its degree.
+    uint64_t reach(uint64_t j) {
       if constexpr (!Source::kHasTails) {
-        start = prefix = bfs.g_.offsets[u];
+        start = prefix = j == 0 ? ends.begin() : ends(j - 1);
       } else {
-        for (; v < u; ++v) {
-          const uint64_t next = bfs.g_.offsets[v + 1];
+        for (; i < j; ++i) {
+          const uint64_t next = ends(i);
           prefix += bfs.source_.prefix_length(next - start);
           start = next;
         }
       }
-      v = u;
-      return bfs.g_.offsets[u + 1] - start;
+      i = j;
+      return ends(j) - start;
     }
   };
 
@@ -231,8 +232,9 @@ class HybridBfs final : public GraphSearch<Id> {
         if (front[w] == 0) continue;
         PrefixWalk at(*this, w);
         for (uint64_t bits = front[w]; bits; bits &= bits - 1) {
-          const Id u = Id(w * 64 + uint64_t(__builtin_ctzll(bits)));
-          const uint64_t degree = at.reach(u), len = source_.prefix_length(degree);
+          const uint64_t j = uint64_t(__builtin_ctzll(bits));
+          const Id u = Id(w * 64 + j);
+          const uint64_t degree = at.reach(j), len = source_.prefix_length(degree);
           const Id* first = source_.adj() + at.prefix;
           new_examined += len;
           if (!Source::kChecked || source_.in_range(first, first + len, g_.n)) new_scout += expand(u, first, first + len);
@@ -265,10 +267,16 @@ class HybridBfs final : public GraphSearch<Id> {
     for (; w < w_end; ++w) {
       uint64_t bits = 0, deferred_bits = 0;
       const uint64_t v_end = std::min(active_, w * 64 + 64);
+      if (w * 64 >= v_end) {
+        next[w] = 0;
+        if constexpr (Source::kDefers) deferred[w] = 0;
+        continue;
+      }
       // Each list ends where the next begins, in g and in the source's prefixes alike.
-      uint64_t start = w * 64 < v_end ? off[w * 64] : 0, begin = w * 64 < v_end ? source_.word_prefix(w) : 0;
+      const BlockOffsets::WordEnds ends = off.word(w);
+      uint64_t start = ends.begin(), begin = source_.word_prefix(w);
       for (uint64_t v = w * 64; v < v_end; ++v) {
-        const uint64_t next_start = off[v + 1];
+        const uint64_t next_start = ends(v - w * 64);
         uint64_t end = next_start;  // whole lists: the prefix is the list
         if constexpr (Source::kHasTails) end = begin + source_.prefix_length(next_start - start);
         if (parent[v] == kNoVertex<Id>) {

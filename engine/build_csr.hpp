@@ -216,7 +216,8 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
   offsets[n] = write;
   g.adj.shrink(write);
 
-  g.offsets = BlockOffsets(offsets);
+  // 4-byte offsets in-core: 2-byte ones measured 0.95 of the TEPS, and the adjacency dominates memory here.
+  g.offsets = BlockOffsets(offsets, /*narrow=*/false);
   offsets = NumaArray<uint64_t>();
 
   g.to_input = invert_labels(label);

@@ -120,7 +120,20 @@ TEST(BlockOffsets, PacksExactlyAndShrinksBlocksThatSpanTooMuch) {
   BlockOffsets small(full);
   EXPECT_EQ(small.block_shift(), BlockOffsets::kMaxShift);
   for (uint64_t v = 0; v <= 10000; ++v) ASSERT_EQ(small[v], full[v]);
-  EXPECT_LT(small.bytes(), full.bytes() * 6 / 10);
+  EXPECT_EQ(small.narrow_from(), 0u);  // 64 lists of 37 span < 2^16: 2 bytes a vertex and a base per 64
+  EXPECT_LE(small.bytes(), full.size() * 2 + full.size() / 8 + 32);
+
+  // Long lists first (ids are degree-ordered): 4-byte offsets up to the last 64-vertex run spanning 2^16.
+  for (uint64_t v = 0; v <= 10000; ++v) full[v] = v < 1000 ? v * 5000 : 1000 * 5000 + (v - 1000) * 3;
+  BlockOffsets mixed(full);
+  EXPECT_EQ(mixed.narrow_from(), 1024u);
+  for (uint64_t v = 0; v <= 10000; ++v) ASSERT_EQ(mixed[v], full[v]) << v;
+  for (uint64_t w = 0; w * 64 < 10000; ++w) {  // word by word, as the search walks them
+    const BlockOffsets::WordEnds ends = mixed.word(w);
+    ASSERT_EQ(ends.begin(), full[w * 64]) << w;
+    for (uint64_t i = 0; i < 64 && w * 64 + i < 10000; ++i) ASSERT_EQ(ends(i), full[w * 64 + i + 1]) << w << " " << i;
+  }
+  for (uint64_t v = 0; v <= 10000; ++v) full[v] = v * 37;
 
   // A hub of 2^33 entries at vertex 5000: no 4096-vertex block around it fits 32 bits any more.
   for (uint64_t v = 5001; v <= 10000; ++v) full[v] += uint64_t(1) << 33;
