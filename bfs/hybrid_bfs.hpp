@@ -90,6 +90,11 @@ class HybridBfs final : public GraphSearch<Id> {
     return sum;
   }
 
+  uint64_t state_bytes() const override {
+    uint64_t bytes = parent_.bytes() + (front_.word_count() + next_.word_count()) * sizeof(uint64_t);
+    if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
+    return bytes;
+  }
   uint64_t io_buffer_bytes() const override {
     if constexpr (requires { source_.io_buffer_bytes(); }) return source_.io_buffer_bytes();
     return 0;

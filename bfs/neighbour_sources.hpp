@@ -157,6 +157,7 @@ class PrefixAndReadTails : public CachedPrefixes<Id> {
   void reset() { reads_->clear(); }  // a search ended by a read error leaves marks
   void check() {}
   uint64_t io_buffer_bytes() const { return reads_->buffer_bytes(); }
+  uint64_t state_bytes() const { return reads_->mark_bytes(); }
   bool registered_buffers() const { return reads_->registered_buffers(); }
 
  private:

@@ -54,6 +54,7 @@ class TailReads {
   uint64_t* mark_words() { return marks_.words(); }  // for steps that own whole words
   void clear() { marks_.clear_words(0, marks_.word_count()); }
 
+  uint64_t mark_bytes() const { return marks_.word_count() * sizeof(uint64_t); }
   uint64_t buffer_bytes() const {
     uint64_t sum = 0;
     for (const auto& r : readers_) sum += r->buffer_bytes();

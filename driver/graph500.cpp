@@ -216,6 +216,9 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   r.construction_time = pg.construction_time;
   r.placement = pg.report;
   r.dram = pg.dram;
+  if (pg.report.kind != Placement::kInCore)  // what is allocated: graph metadata, cache index, search, results
+    r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs.state_bytes() + uint64_t(kept) * pg.g.n * sizeof(Id) +
+                   (r.validate ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0);
   r.io_buffer_bytes = bfs.io_buffer_bytes();
   r.registered_buffers = bfs.registered_buffers();
   r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), kept) + r.io_buffer_bytes;

@@ -49,6 +49,7 @@ class PrefixIndex {
   }
   uint64_t entries() const { return base_.empty() ? 0 : base_.back(); }
   uint64_t bytes() const { return base_.size() * sizeof(uint64_t); }
+  static uint64_t bytes_for(uint64_t n) { return ((n + 63) / 64 + 1) * sizeof(uint64_t); }
 
  private:
   uint64_t k_ = 0, hub_ = kNoHubs;

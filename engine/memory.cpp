@@ -134,7 +134,11 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
 
 uint64_t tiered_state_bytes(uint64_t n, int id_bytes) {
   const uint64_t id = uint64_t(id_bytes);
-  return n * (4 + id + 1 + 4 + 2 * id + 2 * id + id + 4) + n / 2;
+  return n * (4 + id + 1) + n / 8 + tiered_search_bytes(n, id_bytes);  // offsets at most 4 bytes before the build
+}
+
+uint64_t tiered_search_bytes(uint64_t n, int id_bytes) {
+  return 2 * n * uint64_t(id_bytes) + 4 * ((n + 63) / 64 * 8);  // parents, output parents; four bitmaps
 }
 
 uint64_t io_buffer_bytes(int threads, const IoOptions& io) { return uint64_t(threads) * io.depth * io.request_bytes; }

@@ -207,6 +207,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
     out.files.emplace(CsrFiles::open(path, dir.header_hash(), dir.spec().scale));
     if (out.files->layout().parts() != spec.parts) throw Error(path + " has the wrong partition count");
     out.g = load_csr_meta<Id>(*out.files);
+    d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // now known
     const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
     out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
     if (dax) {

@@ -20,6 +20,8 @@ assert oc["placement"] == "out-of-core" and oc["on_mem_edges"] == 2 and oc["byte
 assert [s["nedge"] for s in oc["searches"]] == [s["nedge"] for s in ic["searches"]]
 for s in oc["searches"]:
     assert s["valid"] is True and s["edges_dram"] + s["edges_storage"] == s["edges_examined"] and s["bytes_read"] > 0
+# Lean O(N) state (issue 11): at most 16 bytes a vertex outside the edge cache and the I/O buffers.
+assert 12 * 2**12 < oc["state_bytes"] <= 16 * 2**12, oc["state_bytes"] / 2**12
 PY
 "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --json "$tmp/oc2.json" >/dev/null
 expect "the CSR is reused, K from the budget" python3 -c "
