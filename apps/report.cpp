@@ -37,6 +37,7 @@ nlohmann::json placement_json(const RunResult& r) {
             {"hub_degree", p.hub_degree == kNoHubs ? nlohmann::json(nullptr) : nlohmann::json(p.hub_degree)},
             {"edge_cache_bytes", r.dram.edge_cache},
             {"state_bytes", r.dram.state},
+            {"stream_buffer_bytes", r.dram.stream_buffers},
             {"adjacency_bytes", p.adjacency_bytes},
             {"csr_dir", p.csr_dir},
             {"csr_reused", p.csr_reused},

@@ -54,8 +54,10 @@ run_capped() {
     echo "cannot set the cgroup limit to $cap (usage $(cat "$cg/memory.usage_in_bytes"))" >&2; exit 1
   fi
   echo 0 >"$cg/memory.max_usage_in_bytes"
-  bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' _ "$@"
+  local rc=0
+  bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' _ "$@" || rc=$?
   echo "peak_bytes: $(cat "$cg/memory.max_usage_in_bytes")"
+  return $rc  # a failed run stops the benchmark: its JSON would be the previous run's
 }
 
 echo "scale,budget,dram_budget_bytes,cap_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,harmonic_mean_TEPS,in_core_TEPS,ratio_to_in_core,peak_rss_bytes,cgroup_peak_bytes,bytes_read_per_search,read_MBps_while_searching,construction_time,runs,roots"

@@ -1,8 +1,9 @@
 // Direction-optimizing BFS (Beamer et al.), written once over a neighbour source (neighbour_sources.hpp):
 // top-down while the frontier is small, bottom-up while it is large, both over a frontier bitmap (no queues:
-// O(N) state is what limits an out-of-core graph). Work is split into the partitions' vertex ranges; a thread serves its home part's chunks first
-// (NUMA-local rows), then helps the others. The source supplies each list's DRAM prefix and reaches its
-// tail; the choice of source is made once, at construction, so the hot loops pay nothing for it.
+// O(N) state is what limits an out-of-core graph). Work is split into the partitions' vertex ranges; a thread
+// serves its home part's chunks first (NUMA-local rows), then helps the others. The source supplies each
+// list's DRAM prefix and reaches its tail; the choice of source is made once, at construction, so the hot
+// loops pay nothing for it.
 #pragma once
 #include <omp.h>
 

@@ -134,7 +134,8 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
 
 uint64_t tiered_state_bytes(uint64_t n, int id_bytes) {
   const uint64_t id = uint64_t(id_bytes);
-  return n * (4 + id + 1) + n / 8 + tiered_search_bytes(n, id_bytes);  // offsets at most 4 bytes before the build
+  // Offsets at their least: 2 bytes and a 64-bit base per 64 vertices (the first, long lists take 4 bytes).
+  return n * (2 + id + 1) + 2 * ((n + 63) / 64 * 8) + tiered_search_bytes(n, id_bytes);
 }
 
 uint64_t tiered_search_bytes(uint64_t n, int id_bytes) {

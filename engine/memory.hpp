@@ -19,9 +19,10 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
 // certifying, a count per vertex and a bit per entry, or, while checking a search, levels by internal id.
 uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes);
 
-// O(N) DRAM of an out-of-core or DAX run besides its budget, before its graph is loaded (an upper bound:
-// offsets at 4 bytes a vertex, though past the hubs they take 2): offsets, labels, duplicate counts, the edge
-// cache's index (a base per 64 vertices), and tiered_search_bytes.
+// O(N) DRAM of an out-of-core or DAX run besides its budget, before its graph is loaded: offsets, labels,
+// duplicate counts, the edge cache's index (a base per 64 vertices), and tiered_search_bytes. A lower bound
+// (offsets at their 2 bytes a vertex; the hubs' take 4): a run that cannot fit it is refused before its CSR
+// is built, and checked again with the exact figure once the CSR's metadata is loaded.
 uint64_t tiered_state_bytes(uint64_t n, int id_bytes);
 // The search's part: the internal and the output parent arrays (validation's levels reuse the internal one
 // between searches), and four bitmaps: frontier, next frontier, tails to read, tree edges seen (validation).
@@ -46,6 +47,7 @@ struct DramAccount {
   uint64_t edge_cache = 0;     // tiered: the cached prefixes
   uint64_t state = 0;          // tiered: the O(N) state (tiered_state_bytes; once loaded, what is allocated)
   uint64_t io_buffers = 0;     // out-of-core
+  uint64_t stream_buffers = 0; // tiered: a pass over the tuples (validation), per thread
   uint64_t budget = 0;         // tiered: edge cache + I/O buffers allowed
   uint64_t build_scratch = 0;  // tiered: scratch of the on-disk CSR build (0 when reused)
 };

@@ -150,7 +150,7 @@ uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount
   if (spec.on_mem_edges >= 0) {
     const uint64_t k = uint64_t(spec.on_mem_edges);
     check_cache_fits(k, cache_entries(g, k, spec.hub_degree) * sizeof(Id), d.io_buffers, d.budget, spec.dram_budget > 0,
-                     d.state, d.available);
+                     d.state + d.stream_buffers, d.available);
     return k;
   }
   if (spec.kind == Placement::kDax && spec.dram_budget == 0) return 0;  // DAX reads every list in place
@@ -191,10 +191,12 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   d.available = available_memory_bytes();
   d.state = tiered_state_bytes(dir.spec().vertex_count(), sizeof(Id));
   d.io_buffers = dax ? 0 : io_buffer_bytes(spec.threads, spec.io);
-  d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
+  d.stream_buffers = dir.stream_buffer_bytes(spec.threads);  // validation's, counted with the state
+  const uint64_t fixed = d.state + d.stream_buffers;
+  d.budget = tiered_budget(spec.dram_budget, dax, fixed, d.io_buffers, d.available, spec.threads, spec.io,
                            placement_name(spec.kind), dir.spec().scale);
   // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state.
-  d.build_scratch = d.budget > 0 ? d.budget : (d.available > d.state ? (d.available - d.state) / 4 : 0);
+  d.build_scratch = d.budget > 0 ? d.budget : (d.available > fixed ? (d.available - fixed) / 4 : 0);
 
   const double t0 = now();
   const std::string path = CsrFiles::path_for(dir.path(), spec.parts);
@@ -207,7 +209,9 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
     out.files.emplace(CsrFiles::open(path, dir.header_hash(), dir.spec().scale));
     if (out.files->layout().parts() != spec.parts) throw Error(path + " has the wrong partition count");
     out.g = load_csr_meta<Id>(*out.files);
-    d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // now known
+    d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // exact
+    d.budget = tiered_budget(spec.dram_budget, dax, d.state + d.stream_buffers, d.io_buffers, d.available,
+                             spec.threads, spec.io, placement_name(spec.kind), dir.spec().scale);
     const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
     out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
     if (dax) {

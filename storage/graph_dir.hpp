@@ -44,6 +44,12 @@ class GraphDir {
   // Reads block b (verifying its hash) into out, which must hold kBlockEdges edges; returns its edges.
   std::span<const Edge> read_block(uint64_t b, std::vector<char>& raw, Edge* out) const;
 
+  // DRAM a pass over the tuples takes besides what its callback keeps: a decoded block and its raw bytes a
+  // thread (24 MiB with 32-bit ids).
+  uint64_t stream_buffer_bytes(int threads) const {
+    return uint64_t(threads) * kBlockEdges * (sizeof(Edge) + 2 * uint64_t(id_bytes_));
+  }
+
   // The edge-source interface (generators/edge_stream.hpp): a chunk is a block.
   uint64_t chunk_edges() const { return kBlockEdges; }
   uint64_t chunk_count() const { return block_count(); }

@@ -12,12 +12,11 @@ namespace {
 constexpr uint64_t kMiB = uint64_t(1) << 20;
 
 TEST(DramModel, FormulasByHand) {
-  // Before the graph is loaded, 32-bit ids: offsets at most 4 + labels 4 + duplicates 1 + internal and output
-  // parents 8 = 17 bytes a vertex, plus the cache index (n / 8) and four bitmaps (n / 2). Once loaded the
-  // offsets are known: about 2 bytes a vertex, so the state is under 16.
+  // Before the graph is loaded, 32-bit ids: offsets at least 2 (+ a base per 64) + labels 4 + duplicates 1 +
+  // internal and output parents 8 = 15 bytes a vertex, plus the cache index (n / 8) and four bitmaps (n / 2).
   EXPECT_EQ(tiered_search_bytes(1024, 4), 1024u * 8 + 512);
-  EXPECT_EQ(tiered_state_bytes(1024, 4), 1024u * 17 + 128 + 512);
-  EXPECT_EQ(tiered_state_bytes(1024, 8), 1024u * (4 + 8 + 1 + 16) + 128 + 512);
+  EXPECT_EQ(tiered_state_bytes(1024, 4), 1024u * 15 + 2 * 128 + 512);
+  EXPECT_EQ(tiered_state_bytes(1024, 8), 1024u * (2 + 8 + 1 + 16) + 2 * 128 + 512);
   EXPECT_EQ(io_buffer_bytes(2, IoOptions{.depth = 64, .request_bytes = 128 << 10}), 16 * kMiB);
   EXPECT_EQ(search_state_bytes(1024, 4, 0), 4u * 1024 * 4 + 3 * 128);
   EXPECT_EQ(search_state_bytes(1024, 4, 2), 4u * 1024 * 4 + 3 * 128 + 2 * 1024 * 4);
