@@ -146,7 +146,7 @@ uint64_t io_buffer_bytes(int threads, const IoOptions& io) { return uint64_t(thr
 
 uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept) {
   const uint64_t id = uint64_t(id_bytes);
-  return 2 * n * id + 2 * n * id + 3 * (n / 8) + uint64_t(kept) * n * id;
+  return n * id + 3 * (n / 8) + uint64_t(kept) * n * id;  // internal parents, bitmaps, kept output parents
 }
 
 int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_entries, uint64_t graph_bytes, int roots) {

@@ -31,8 +31,8 @@ uint64_t tiered_search_bytes(uint64_t n, int id_bytes);
 // The out-of-core reads' buffers: threads x depth x request size.
 uint64_t io_buffer_bytes(int threads, const IoOptions& io);
 
-// The search's own arrays (two parent arrays, two queues, three bitmaps) and `kept` results awaiting
-// validation, besides the graph.
+// The search's own arrays (the internal parent array, three bitmaps) and `kept` results (output parent
+// arrays: at least the one being written), besides the graph.
 uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept);
 
 // Searches one validation pass can keep (each a parent array, a level array and a bitmap) in the memory
