@@ -284,6 +284,9 @@ int main_checked(int argc, char** argv) {
   run->add_option("--debug-corrupt-search", cfg.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
       ->group("");  // hidden from --help
+  run->add_flag("--debug-corrupt-csr", cfg.corrupt_csr,
+                "testing: damage kernel 1's graph (two labels swapped): the CSR certificate must fail the run")
+      ->group("");
   run->add_option("--debug-id-bytes", cfg.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
       ->check(CLI::IsMember({4, 8}))->group("");
 

@@ -148,6 +148,15 @@ struct ValidationBatch {
   }
 };
 
+// A planted kernel-1 error (--debug-corrupt-csr): two vertices of different degrees trade input labels, so
+// their edges move; the searches stay consistent with the damaged graph, only the certificate can tell.
+template <class Id>
+void swap_two_labels(Csr<Id>& g) {
+  uint64_t b = 1;
+  while (b < g.n && g.degree(b) == g.degree(0)) ++b;
+  if (b < g.n) std::swap(g.to_input[0], g.to_input[b]);
+}
+
 // Validation against kernel 1's CSR (csr_validator.hpp): certified once, then each search checked in DRAM.
 template <class Id, class Source>
 std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& source, const PlacedGraph<Id>& pg,
@@ -229,6 +238,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
 template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
                           const Topology& topo, const RunHooks& hooks, double busy_at_start) {
+  if (cfg.corrupt_csr) swap_two_labels(pg.g);
   const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
   pin_threads(pg.partitioning, topo, r.threads);
   run_searches(r, cfg, source, pg, *bfs, hooks);

@@ -40,6 +40,7 @@ struct RunConfig {
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
   ValidationMethod validate_against = ValidationMethod::kAuto;  // kAuto: the CSR in-core, else the tuples
   int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
+  bool corrupt_csr = false;  // testing: swap two vertices' labels after kernel 1 (the CSR certificate must refuse)
   int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
 
   PlacementSpec place;  // where the graph lives (parts and threads are filled in by the driver)

@@ -45,6 +45,11 @@ for method in csr tuples; do
   "$strata" run --scale 10 --roots 4 --debug-corrupt-search 1 --validate-against $method >"$tmp/bad.txt" 2>/dev/null
   expect "$method catches the planted cycle" grep -qE "^validation failed for search 1 \(root 214\): rule 1: .*cycle" "$tmp/bad.txt"
 done
+# A damaged kernel-1 graph: the searches agree with it, the certificate does not; no statistics, exit 1.
+"$strata" run --scale 10 --roots 2 --debug-corrupt-csr >"$tmp/badcsr.txt" 2>/dev/null
+expect "damaged CSR fails the run" test $? -eq 1
+expect "the certificate names it" grep -q "^validation failed: kernel 1's graph does not match the tuples: " "$tmp/badcsr.txt"
+expect "no statistics after a damaged CSR" bash -c "! grep -q TEPS '$tmp/badcsr.txt'"
 expect_error "csr needs DRAM" "--validate-against csr needs the adjacency in DRAM; --placement out-of-core keeps it on storage" \
   "$strata" run --graph "$tmp/g" --placement out-of-core --validate-against csr
 expect_error "unknown method" "unknown --validate-against 'both': expected auto, csr or tuples" \
