@@ -359,10 +359,9 @@ int main_checked(int argc, char** argv) {
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
   if (!json_path.empty()) check_output_file(json_path, "--json");
   cfg.validate = !no_validate;
-  if (validate_against == "csr") cfg.validate_against = ValidationMethod::kCsr;
-  else if (validate_against == "tuples") cfg.validate_against = ValidationMethod::kTuples;
-  else if (validate_against != "auto")
-    throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", validate_against));
+  const auto method = validation_method_from_name(validate_against);
+  if (!method) throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", validate_against));
+  cfg.validate_against = *method;
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
   on_mem_set = on_mem->count() > 0;

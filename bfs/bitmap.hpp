@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 
 #include "storage/numa_array.hpp"
 
@@ -24,7 +23,19 @@ class Bitmap {
   void set_atomic(uint64_t v) {
     std::atomic_ref<uint64_t>(words_[v >> 6]).fetch_or(uint64_t(1) << (v & 63), std::memory_order_relaxed);
   }
-  void clear_words(uint64_t first, uint64_t last) { std::memset(words_.data() + first, 0, (last - first) * 8); }
+  // Every word zero / the bits set, by the OpenMP team (top-down clears and counts a frontier per level).
+  void clear() {
+    uint64_t* w = words_.data();
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < words_.size(); ++i) w[i] = 0;
+  }
+  uint64_t count() const {
+    const uint64_t* w = words_.data();
+    uint64_t total = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total)
+    for (uint64_t i = 0; i < words_.size(); ++i) total += uint64_t(__builtin_popcountll(w[i]));
+    return total;
+  }
   void prefer_node(uint64_t first_word, uint64_t last_word, int node) { words_.prefer_node(first_word, last_word, node); }
   void swap(Bitmap& other) { std::swap(words_, other.words_); }
 

@@ -154,7 +154,7 @@ class HybridBfs final : public GraphSearch<Id> {
     for (uint64_t v = 0; v < g_.n; ++v) parent_[v] = kNoVertex<Id>;
     if constexpr (requires { source_.reset(); }) source_.reset();
     level_io_ = LevelIo{};
-    clear(front_);
+    front_.clear();
   }
 
   void to_input_labels(Id* parent_out) const {
@@ -226,7 +226,7 @@ class HybridBfs final : public GraphSearch<Id> {
   // Top-down from the frontier bitmap (a queue would cost 2 ids a vertex of O(N) state; scanning the bitmap
   // costs n / 64 words a level, about 1% of a search at SCALE 20).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined) {
-    clear(next_);
+    next_.clear();
     const std::vector<uint64_t> chunks = claim_chunks(word_items(), kSparseChunk);
     const uint64_t* front = front_.words();
     auto expand = [&](Id u, const Id* first, const Id* last) { return claim_children(u, first, last); };
@@ -254,7 +254,7 @@ class HybridBfs final : public GraphSearch<Id> {
     scout = new_scout;
     examined = new_examined + level_io_.edges_storage;
     front_.swap(next_);
-    return count(front_);
+    return front_.count();
   }
 
   // Bottom-up over one work item, words [w, w_end) of part p (each word owned by this thread): an unvisited
@@ -375,19 +375,6 @@ class HybridBfs final : public GraphSearch<Id> {
     for (int p = 0; p < parts_.parts(); ++p) items[p] = word_end(p) - word_begin(p);
     return items;
   }
-  static void clear(Bitmap& b) {
-    uint64_t* words = b.words();
-#pragma omp parallel for schedule(static)
-    for (uint64_t w = 0; w < b.word_count(); ++w) words[w] = 0;
-  }
-  static uint64_t count(const Bitmap& b) {
-    const uint64_t* words = b.words();
-    uint64_t total = 0;
-#pragma omp parallel for schedule(static) reduction(+ : total)
-    for (uint64_t w = 0; w < b.word_count(); ++w) total += uint64_t(__builtin_popcountll(words[w]));
-    return total;
-  }
-
   const Csr<Id>& g_;
   Source source_;
   const Partitioning& parts_;

@@ -52,7 +52,7 @@ class TailReads {
 
   void mark(uint64_t v) { marks_.set_atomic(v); }
   uint64_t* mark_words() { return marks_.words(); }  // for steps that own whole words
-  void clear() { marks_.clear_words(0, marks_.word_count()); }
+  void clear() { marks_.clear(); }
 
   uint64_t mark_bytes() const { return marks_.word_count() * sizeof(uint64_t); }
   uint64_t buffer_bytes() const {

@@ -50,6 +50,11 @@ const char* validation_method_name(ValidationMethod m) {
   }
   return "?";
 }
+std::optional<ValidationMethod> validation_method_from_name(const std::string& name) {
+  for (ValidationMethod m : {ValidationMethod::kAuto, ValidationMethod::kTuples, ValidationMethod::kCsr})
+    if (name == validation_method_name(m)) return m;
+  return std::nullopt;
+}
 
 namespace {
 

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@ namespace strata {
 // 1's CSR, certified equal to the tuples in one pass (validate/csr_validator.hpp; needs the adjacency in DRAM).
 enum class ValidationMethod { kAuto, kTuples, kCsr };
 const char* validation_method_name(ValidationMethod m);
+std::optional<ValidationMethod> validation_method_from_name(const std::string& name);  // nullopt if unknown
 
 struct ValidationReport {
   ValidationMethod method = ValidationMethod::kTuples;

@@ -97,7 +97,7 @@ void CsrValidator<Id>::certify(const Source& source) {
   const uint64_t n = g_.n, entries = g_.directed_edges();
   std::vector<std::atomic<uint64_t>> covered((entries + 63) / 64);
   std::vector<std::atomic<uint32_t>> count(n);  // tuple ends at each internal vertex
-  std::atomic<int64_t> missing{-1};             // a tuple's index in its chunk is not needed: keep its ends
+  std::atomic<bool> missing{false};             // the first tuple not found, kept for the message:
   std::atomic<uint64_t> missing_u{0}, missing_v{0};
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
     constexpr size_t kAhead = 8;  // every lookup is random: labels 2 * kAhead tuples early, lists kAhead early
@@ -108,14 +108,14 @@ void CsrValidator<Id>::certify(const Source& source) {
       }
       if (j + kAhead < edges.size()) {
         const uint64_t x = std::max(from_input_[edges[j + kAhead].u], from_input_[edges[j + kAhead].v]);
-        if (x < n) __builtin_prefetch(g_.adj.data() + g_.offsets[x] + g_.degree(x) / 2);
+        __builtin_prefetch(g_.adj.data() + g_.offsets[x] + g_.degree(x) / 2);
       }
       const Edge& e = edges[j];
       if (e.u == e.v) continue;
       const uint64_t a = from_input_[e.u], b = from_input_[e.v];
       const int64_t at = find(std::max(a, b), std::min(a, b));
       if (at < 0) [[unlikely]] {
-        if (missing.exchange(0) < 0) missing_u = e.u, missing_v = e.v;
+        if (!missing.exchange(true)) missing_u = e.u, missing_v = e.v;
         continue;
       }
       covered[uint64_t(at) >> 6].fetch_or(uint64_t(1) << (at & 63), std::memory_order_relaxed);
@@ -123,7 +123,7 @@ void CsrValidator<Id>::certify(const Source& source) {
       count[b].fetch_add(1, std::memory_order_relaxed);
     }
   });
-  if (missing.load() >= 0)
+  if (missing.load())
     throw Error("kernel 1's graph does not match the tuples: input edge (" + std::to_string(missing_u.load()) + "," +
                 std::to_string(missing_v.load()) + ") is missing");
   const uint64_t k1 = uint64_t(std::random_device{}()) << 32 | std::random_device{}(), k2 = k1 * 0x9e3779b97f4a7c15u + 1;
@@ -197,8 +197,7 @@ Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> s
     if (lv > 0 && find(v, from_input_[p]) < 0) [[unlikely]]
       fail(5, "vertex " + label(v) + " has parent " + std::to_string(p) + " but no input edge joins them");
   }
-  verdict.nedge = twice_nedge / 2;
-  if (verdict.valid && verdict.nedge != c.nedge)
+  if (verdict.valid && twice_nedge / 2 != c.nedge)
     fail(6, "nedge mismatch: the search counted " + std::to_string(c.nedge) + ", the input tuples give " +
                 std::to_string(twice_nedge / 2));
   verdict.nedge = twice_nedge / 2;
