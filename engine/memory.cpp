@@ -160,6 +160,10 @@ int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_en
 
 uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,
                        const IoOptions& opt, const char* placement, int scale) {
+  if (requested == 0 && !dax && state + io > available)  // no budget given: the state is what does not fit
+    throw Error(fmt::format("{} SCALE {} needs {} of O(N) state plus at least {} of I/O buffers; {} available",
+                            placement, scale, human_bytes(double(state)), human_bytes(double(io)),
+                            human_bytes(double(available))));
   uint64_t budget = requested;
   if (budget == 0 && !dax) budget = available > state ? (available - state) / 2 : 0;
   if (!dax && budget < io)

@@ -49,6 +49,15 @@ TEST(DramModel, TieredBudgetDefaultsAndRefusals) {
     EXPECT_NE(std::string(e.what()).find("needs 200.0 MiB of O(N) state plus the 1000.0 MiB budget"), std::string::npos)
         << e.what();
   }
+  try {  // no budget given: the message names the state, not a "--dram-budget 0 B" the user never wrote
+    tiered_budget(0, false, 200 * kMiB, buffers, 100 * kMiB, 2, io, "out-of-core", 20);
+    FAIL() << "a state above what is available must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 200.0 MiB of O(N) state plus at least 16.0 MiB of I/O buffers; 100.0 MiB "
+                                         "available"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_NO_THROW(check_cache_fits(4, 84 * kMiB, buffers, 100 * kMiB, true, 10 * kMiB, 1000 * kMiB));
   EXPECT_THROW(check_cache_fits(4, 85 * kMiB, buffers, 100 * kMiB, true, 10 * kMiB, 1000 * kMiB), Error);
   EXPECT_NO_THROW(check_cache_fits(4, 85 * kMiB, buffers, 100 * kMiB, false, 10 * kMiB, 1000 * kMiB));  // no budget given
