@@ -105,6 +105,7 @@ nlohmann::json to_json(const RunResult& r) {
     j["validation_tuple_passes"] = r.validation.tuple_passes;
     j["validation_certificate_time"] = r.validation.certificate_time;
     j["validation_time"] = r.validation.time;
+    j["validation_batch_bytes"] = r.dram.validation_batch;
   }
   j["directed_edges"] = r.directed_edges;
   j.update(placement_json(r));
@@ -128,8 +129,9 @@ std::string validation_line(const RunResult& r) {
     return fmt::format("validation: every search checked against kernel 1's CSR in DRAM ({:.2f} s), which one pass "
                        "over the input tuples certified equal to them ({:.2f} s)\n",
                        v.time, v.certificate_time);
-  return fmt::format("validation: every search checked against the input tuples, {} pass{} ({:.2f} s)\n",
-                     v.tuple_passes, v.tuple_passes == 1 ? "" : "es", v.time);
+  return fmt::format("validation: every search checked against the input tuples, {} pass{} of up to {} search{} ({:.2f} s)\n",
+                     v.tuple_passes, v.tuple_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es",
+                     v.time);
 }
 
 std::string format_run(const RunResult& r, const nlohmann::json& j, const std::string& json_path) {

@@ -81,16 +81,22 @@ std::unique_ptr<GraphSearch<Id>> make_search(const PlacedGraph<Id>& pg, const Ru
   throw Error("internal error: unknown placement");
 }
 
-// How many searches one validation pass checks. Each kept result costs a parent array and a level array
-// (the first search's levels live in the search's idle parent array). By default validation only uses what
-// kernel 1's peak already proved available -- the pre-dedup adjacency that deduplication gave back -- so a
-// run's peak is its construction's; --validate-batch trades memory for fewer passes over the tuples.
-// Out-of-core, kernel 1's peak was the budget: one search per pass unless asked.
+// How many searches one pass over the tuples checks (a packed batch; 1: each in place, adding only a bitmap).
+// In-core, validation uses what kernel 1's peak already proved available -- the pre-dedup adjacency that
+// deduplication gave back -- so a run's peak is its construction's. Tiered, it uses the budget's slack (what
+// the edge cache and I/O buffers leave of an explicit --dram-budget), or without one half of what is free
+// once the graph is loaded, as the default budget leaves it. --validate-batch trades memory for passes.
 template <class Id>
-int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots) {
+int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
   if (requested > 0) return std::min(requested, roots);
-  if (pg.report.kind != Placement::kInCore) return 1;
   const Csr<Id>& g = pg.g;
+  if (pg.report.kind != Placement::kInCore) {
+    const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
+    const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
+    int slots = int(std::min<uint64_t>(room / (g.n * (1 + sizeof(Id)) + 1), uint64_t(roots)));
+    while (slots > 1 && BatchValidator<Id>::batch_bytes(g.n, slots) > room) --slots;
+    return std::max(slots, 1);
+  }
   uint64_t raw_entries = 0;
 #pragma omp parallel for reduction(+ : raw_entries)
   for (uint64_t v = 0; v < g.n; ++v) raw_entries += g.raw_degree(v);
@@ -118,38 +124,50 @@ void plant_cycle(Id* parent, uint64_t n, uint64_t root) {
     }
 }
 
-// Searches waiting for their validation pass, checked together in one pass over the tuples.
+// Validation against the tuples as the searches end: each packed into a batch (one pass checks all of it), or,
+// with a batch of one, checked in place at once. A tree deeper than a packed level holds is checked in place.
 template <class Id, class Source>
-struct ValidationBatch {
+struct TupleValidation {
   const Source& source;
   GraphSearch<Id>& bfs;
   RunResult& result;
-  std::vector<SearchToCheck<Id>> pending;
+  std::optional<BatchValidator<Id>> batch;  // absent: in place
+  std::vector<size_t> waiting;              // the searches in the batch, by index
+  double busy = 0;                          // seconds spent on the batch so far
 
-  void check() {
-    if (pending.empty()) return;
-    const double v0 = now();
-    const std::vector<Verdict> verdicts = validate_searches<Id>(source, pending, bfs.idle_memory());
-    ++result.validation.tuple_passes;
-    record(verdicts, v0);
+  TupleValidation(const Source& s, GraphSearch<Id>& b, RunResult& r, uint64_t n, int slots) : source(s), bfs(b), result(r) {
+    if (slots > 1) batch.emplace(n, slots);
   }
-  void check_against(const CsrValidator<Id>& csr) {
-    const double v0 = now();
-    const Verdict verdict = csr.check(pending[0], bfs.idle_memory());
-    record({verdict}, v0);
-  }
-  void record(const std::vector<Verdict>& verdicts, double v0) {
-    const double each = (now() - v0) / double(pending.size());
-    result.validation.time += now() - v0;
-    const size_t first = result.searches.size() - pending.size();
-    for (size_t i = 0; i < pending.size(); ++i) {
-      SearchRecord& r = result.searches[first + i];
-      r.validate_time = each;
-      r.valid = verdicts[i].valid;
-      if (!r.valid && result.failure.empty())
-        result.failure = fmt::format("validation failed for search {} (root {}): {}", first + i, r.root, verdicts[i].message);
+  void add(size_t index, const SearchToCheck<Id>& s) {
+    const double t0 = now();
+    if (batch && batch->add(s, bfs.idle_memory())) {
+      busy += now() - t0;
+      waiting.push_back(index);
+      if (batch->full()) check();
+      return;
     }
-    pending.clear();
+    const Verdict v = validate_search_in_place(source, s, bfs.idle_memory());
+    ++result.validation.tuple_passes;
+    record(index, v, now() - t0);
+  }
+  void check() {  // the pass over the tuples for the searches waiting
+    if (waiting.empty()) return;
+    const double t0 = now();
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { batch->check_edges(edges); });
+    const std::vector<Verdict> verdicts = batch->finish();
+    ++result.validation.tuple_passes;
+    const double each = (busy + now() - t0) / double(waiting.size());
+    for (size_t j = 0; j < waiting.size(); ++j) record(waiting[j], verdicts[j], each);
+    waiting.clear();
+    busy = 0;
+  }
+  void record(size_t index, const Verdict& v, double seconds) {
+    SearchRecord& r = result.searches[index];
+    r.validate_time = seconds;
+    r.valid = v.valid;
+    result.validation.time += seconds;
+    if (!r.valid && result.failure.empty())
+      result.failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
   }
 };
 
@@ -180,7 +198,7 @@ std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& sou
 }
 
 // Kernel 2 and validation: the warm-up, then each root's search timed alone, validated against the CSR right
-// after it or in batches against the tuples.
+// after it, or against the tuples in packed batches.
 template <class Id, class Source>
 void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, const PlacedGraph<Id>& pg,
                   GraphSearch<Id>& bfs, const RunHooks& hooks) {
@@ -189,31 +207,32 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
   const bool against_csr = cfg.validate && result.validation.method == ValidationMethod::kCsr;
   const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(result, source, pg, hooks) : std::nullopt;
   if (against_csr && !csr) return;
-  result.validate_batch = cfg.validate && !against_csr ? validation_batch(pg, cfg.validate_batch, int(roots.size())) : 1;
-  std::vector<std::vector<Id>> kept(result.validate_batch);  // one by one: copying a prototype would hold two
-  for (auto& k : kept) k.resize(pg.g.n);
-  ValidationBatch<Id, Source> batch{source, bfs, result, {}};
-  bfs.search(internal[0], kept[0].data());  // warm-up search, untimed and not reported
+  result.validate_batch = cfg.validate && !against_csr
+                              ? validation_batch(pg, cfg.validate_batch, int(roots.size()), cfg.place.dram_budget > 0)
+                              : 1;
+  std::vector<Id> parent(pg.g.n);  // the search's output, in input labels
+  TupleValidation<Id, Source> tuples(source, bfs, result, pg.g.n, cfg.validate && !csr ? result.validate_batch : 1);
+  bfs.search(internal[0], parent.data());  // warm-up search, untimed and not reported
   for (size_t i = 0; i < roots.size(); ++i) {
-    Id* parent = kept[batch.pending.size()].data();
     const double s0 = now();
-    SearchStats stats = bfs.search(internal[i], parent);
+    SearchStats stats = bfs.search(internal[i], parent.data());
     const double time = now() - s0;
     const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
     result.searches.push_back({roots[i], time, nedge, 0.0, false});
-    if (cfg.corrupt_search == int(i)) plant_cycle(parent, pg.g.n, roots[i]);
+    if (cfg.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
     if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
     result.search_stats.push_back(std::move(stats));
+    const SearchToCheck<Id> check{roots[i], parent.data(), nedge};
     if (csr) {
-      batch.pending.push_back({roots[i], parent, nedge});
-      batch.check_against(*csr);
+      const double v0 = now();
+      const Verdict v = csr->check(check, bfs.idle_memory());
+      tuples.record(i, v, now() - v0);
     } else if (cfg.validate) {
-      batch.pending.push_back({roots[i], parent, nedge});
-      if (int(batch.pending.size()) == result.validate_batch || i + 1 == roots.size()) {
+      if (!tuples.batch || tuples.waiting.size() + 1 == size_t(result.validate_batch) || i + 1 == roots.size())
         report(hooks, "kernel 2", i + 1, roots.size(), "validating");
-        batch.check();
-      }
+      tuples.add(i, check);
+      if (i + 1 == roots.size()) tuples.check();
     }
     report(hooks, "kernel 2", i + 1, roots.size(), fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
   }
@@ -221,7 +240,7 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
 
 // Everything a result says of the prepared graph and the run around the searches.
 template <class Id>
-void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bfs, const Topology& topo, int kept) {
+void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bfs, const Topology& topo) {
   r.parts = pg.partitioning.parts();
   r.partitions = pg.partitioning.describe();
   r.numa_nodes = topo.nodes();
@@ -230,12 +249,14 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   r.construction_time = pg.construction_time;
   r.placement = pg.report;
   r.dram = pg.dram;
-  if (pg.report.kind != Placement::kInCore)  // what is allocated: graph metadata, cache index, search, results
-    r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs.state_bytes() + uint64_t(kept) * pg.g.n * sizeof(Id) +
-                   (r.validate ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0);
+  const bool packed = r.validate && r.validation.method == ValidationMethod::kTuples && r.validate_batch > 1;
+  const uint64_t in_place_bits = r.validate && !packed ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
+  r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
+  if (pg.report.kind != Placement::kInCore)  // what is allocated: graph metadata, cache index, search, output
+    r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs.state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
   r.io_buffer_bytes = bfs.io_buffer_bytes();
   r.registered_buffers = bfs.registered_buffers();
-  r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), kept) + r.io_buffer_bytes;
+  r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), 1) + r.io_buffer_bytes + r.dram.validation_batch;
   if (r.validate && r.validation.method == ValidationMethod::kCsr)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
@@ -247,7 +268,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
   pin_threads(pg.partitioning, topo, r.threads);
   run_searches(r, cfg, source, pg, *bfs, hooks);
-  describe(r, pg, *bfs, topo, r.validate_batch);
+  describe(r, pg, *bfs, topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches);
   r.measurement_warnings = measurement_warnings(r.searches, busy_at_start, r.threads);

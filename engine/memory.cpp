@@ -127,9 +127,15 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
   const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
   const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
                           + 2 * n * id                                  // + internal and output parent arrays
-                          + (against_csr ? csr_validation_bytes(n, 2 * m, id_bytes)
-                                         : uint64_t(std::max(validate_batch - 1, 0)) * n * (id + 4));  // + kept, levels
+                          + (against_csr ? csr_validation_bytes(n, 2 * m, id_bytes)      // + the CSR validator
+                             : validate_batch > 1 ? validation_batch_bytes(n, id_bytes, validate_batch)  // packed
+                                                  : n / 8);                                      // in place: a bitmap
   return std::max(build, search);
+}
+
+uint64_t validation_batch_bytes(uint64_t n, int id_bytes, int slots) {
+  const uint64_t b = uint64_t(slots);
+  return n * ((b + 7) / 8 * 9 + b * uint64_t(id_bytes));  // a row of levels and seen bits (eights), of parents
 }
 
 uint64_t tiered_state_bytes(uint64_t n, int id_bytes) {
@@ -153,9 +159,10 @@ int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_en
   const uint64_t id = uint64_t(id_bytes);
   const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
   const uint64_t in_use = graph_bytes + 2 * n * id + n / 4;     // graph, two parent arrays, bitmaps
-  const uint64_t per_search = n * (id + 4) + n / 8;
-  const uint64_t extra = build_peak > in_use ? (build_peak - in_use) / per_search : 0;
-  return int(std::clamp<uint64_t>(1 + extra, 1, uint64_t(roots)));
+  const uint64_t room = build_peak > in_use ? build_peak - in_use : 0;
+  uint64_t slots = std::min<uint64_t>(room / (n * (id + 1) + 1), uint64_t(roots));
+  while (slots > 1 && validation_batch_bytes(n, id_bytes, int(slots)) > room) --slots;
+  return int(std::max<uint64_t>(slots, 1));
 }
 
 uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,

@@ -35,9 +35,12 @@ uint64_t io_buffer_bytes(int threads, const IoOptions& io);
 // arrays: at least the one being written), besides the graph.
 uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept);
 
-// Searches one validation pass can keep (each a parent array, a level array and a bitmap) in the memory
+// A packed validation batch of `slots` searches (validate/validator.hpp's BatchValidator::batch_bytes).
+uint64_t validation_batch_bytes(uint64_t n, int id_bytes, int slots);
+
+// Searches one validation pass can pack (each a parent array, byte levels and a bitmap) in the memory
 // that kernel 1's peak -- the pre-dedup adjacency of raw_entries, offsets, relabel map -- proved available
-// beyond the graph (graph_bytes) and the search: at least 1, at most roots.
+// beyond the graph (graph_bytes) and the search: at least 1 (checked in place), at most roots.
 int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_entries, uint64_t graph_bytes, int roots);
 
 // Every DRAM figure of a prepared graph (bytes).
@@ -50,6 +53,7 @@ struct DramAccount {
   uint64_t stream_buffers = 0; // tiered: a pass over the tuples (validation), per thread
   uint64_t budget = 0;         // tiered: edge cache + I/O buffers allowed
   uint64_t build_scratch = 0;  // tiered: scratch of the on-disk CSR build (0 when reused)
+  uint64_t validation_batch = 0;  // a packed batch of searches checked in one pass over the tuples
 };
 
 // The budget of a tiered run (out-of-core: default half of what is free beyond the state; DAX: none unless

@@ -9,6 +9,7 @@
 #include "core/ids.hpp"
 #include "bfs/hybrid_bfs.hpp"
 #include "engine/build_csr.hpp"
+#include "engine/memory.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
 #include "core/error.hpp"
@@ -48,6 +49,17 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
   Verdict check(const std::vector<uint32_t>& p, uint64_t claimed) {
     SearchToCheck<uint32_t> c{root, p.data(), claimed};
     if (GetParam() == "tuples") return validate_searches<uint32_t>(source, {&c, 1})[0];
+    if (GetParam() == "packed") {  // slot 9 of a packed batch of 11 (the second group of eight), among correct results
+      const SearchToCheck<uint32_t> good{root, parent.data(), nedge};
+      std::vector<SearchToCheck<uint32_t>> batch(11, good);
+      batch[9] = c;
+      const std::vector<Verdict> v = validate_searches<uint32_t>(source, batch);
+      for (size_t i = 0; i < v.size(); ++i)
+        if (i != 9) {
+          EXPECT_TRUE(v[i].valid) << "a planted error leaked into slot " << i << ": " << v[i].message;
+        }
+      return v[9];
+    }
     if (!csr) csr.emplace(g, source);
     return csr->check(c);
   }
@@ -121,6 +133,22 @@ TEST_P(PlantedErrors, LevelSkip) {
   expect_rule(check(p, nedge), {3, 5}, "level skip");
 }
 
+TEST_P(PlantedErrors, LevelGapWithEveryTreeEdgeAnInputEdge) {
+  // v (level 2) re-hangs from w, a neighbour on its own level: every tree edge is still an input edge (rule 5
+  // holds), but v drops to level 3 and its edge to its old parent (level 1) now spans two levels: rule 3 only.
+  auto p = parent;
+  for (uint64_t v = 0; v < g.n; ++v) {
+    if (level[v] != 2 || has_children(v)) continue;
+    for (uint64_t w : adjacent[v])
+      if (level[w] == 2) {
+        p[v] = uint32_t(w);
+        expect_rule(check(p, nedge), {3}, "a two-level gap");
+        return;
+      }
+  }
+  FAIL() << "no level-2 leaf with a level-2 neighbour";
+}
+
 TEST_P(PlantedErrors, MissingReachedVertex) {
   auto p = parent;
   uint64_t v = 0;
@@ -180,8 +208,48 @@ TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   EXPECT_FALSE(v[1].valid);
 }
 
-INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "csr"),
+INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "packed", "csr"),
                          [](const auto& param_info) { return param_info.param; });
+
+// A path of 300 vertices (0-1-2-...-299) as an edge source: a BFS tree from 0 is deeper than a packed level
+// byte holds, so a packed batch must check it in place, with the same rules.
+struct PathEdges {
+  static constexpr uint64_t kLength = 300;
+  KroneckerSpec spec_{9, 1, 1, 1};
+  const KroneckerSpec& spec() const { return spec_; }
+  template <class Fn>
+  void for_each_edge_chunk(Fn&& fn) const {
+    std::vector<Edge> edges;
+    for (uint64_t v = 0; v + 1 < kLength; ++v) edges.push_back({v + 1, v});
+    fn(0, std::span<const Edge>(edges));
+  }
+};
+
+TEST(PackedBatch, TreesDeeperThanAByteAreCheckedInPlace) {
+  const PathEdges path;
+  const uint64_t n = path.spec().vertex_count();
+  std::vector<uint32_t> parent(n, kNoVertex<uint32_t>);
+  for (uint64_t v = 0; v < PathEdges::kLength; ++v) parent[v] = uint32_t(v == 0 ? 0 : v - 1);
+  auto skip = parent;
+  skip[280] = 278;  // a tree edge over two levels at depth 280: no input edge joins them
+  const std::vector<SearchToCheck<uint32_t>> batch = {{0, parent.data(), PathEdges::kLength - 1},
+                                                      {0, skip.data(), PathEdges::kLength - 1}};
+  const std::vector<Verdict> v = validate_searches<uint32_t>(path, batch);
+  EXPECT_TRUE(v[0].valid) << v[0].message;
+  EXPECT_FALSE(v[1].valid);
+  EXPECT_TRUE(v[1].message.rfind("rule 3", 0) == 0 || v[1].message.rfind("rule 5", 0) == 0) << v[1].message;
+  // Packed alone, the level bytes would wrap (280 - 256 = 24): the batch must not take such a tree.
+  BatchValidator<uint32_t> packed(n, 2);
+  std::vector<int32_t> scratch(n);
+  EXPECT_FALSE(packed.add(batch[0], scratch));
+  EXPECT_EQ(packed.size(), 0);
+}
+
+TEST(PackedBatch, MemoryModelIsWhatTheBatchAllocates) {
+  for (int slots : {1, 2, 7, 8, 9, 64})
+    EXPECT_EQ(BatchValidator<uint32_t>::batch_bytes(1000, slots), validation_batch_bytes(1000, 4, slots)) << slots;
+  EXPECT_EQ(BatchValidator<uint64_t>::batch_bytes(1000, 9), validation_batch_bytes(1000, 8, 9));
+}
 
 // The CSR certificate: kernel 1's graph is trusted by the CSR validator only once it is proved equal to the
 // tuples; each test damages a fresh CSR the way a kernel-1 bug could and expects the certificate to refuse it.

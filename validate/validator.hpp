@@ -5,21 +5,25 @@
 //   rule 4  no input edge joins a reached and an unreached vertex (the tree spans the component)
 //   rule 5  every reached vertex but the root is joined to its parent by an input edge
 // plus nedge (reference 3.0 rule) recounted from the tuples and compared with the search's count.
-// One streaming pass over the tuples checks a whole batch of searches; memory is O(N) per search.
+// One streaming pass over the tuples checks a whole batch of searches: a level byte, a bit and a parent a vertex a search.
 #pragma once
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <mutex>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/ids.hpp"
 #include "generators/kronecker.hpp"
+#include "storage/numa_array.hpp"
 
 namespace strata {
 
@@ -41,66 +45,7 @@ struct Verdict {
 namespace validate_detail {
 inline constexpr int32_t kNoLevel = -1;
 inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again means a cycle
-}  // namespace validate_detail
 
-template <class Id>
-class BatchValidator {
- public:
-  // spare: optional memory for the first search's levels (at least n int32), e.g. the search's own state,
-  // which is idle between searches; keeps validation from adding to the run's peak.
-  BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches, std::span<int32_t> spare = {});
-
-  // Rule 1 for every search (levels from the parent tree); call before the edge pass.
-  void check_trees();
-  // The edge pass: call for every chunk of the tuple list (concurrently from the OpenMP team).
-  void check_edges(std::span<const Edge> edges);
-  // Rule 5 and nedge; returns one verdict per search.
-  std::vector<Verdict> finish();
-
- private:
-  struct State {
-    std::vector<int32_t> owned_level;
-    int32_t* level = nullptr;             // -1 unreached; owned_level or the caller's spare memory
-    std::vector<std::atomic<uint64_t>> tree_edge_seen;  // bit per vertex: an input edge joins it to its parent
-    std::atomic<uint64_t> nedge{0};
-    std::mutex mutex;
-    Verdict verdict;
-  };
-  void fail(State& s, int rule, const std::string& what);
-
-  uint64_t n_;
-  std::span<const SearchToCheck<Id>> searches_;
-  std::vector<std::unique_ptr<State>> states_;
-};
-
-
-template <class Id>
-BatchValidator<Id>::BatchValidator(uint64_t n, std::span<const SearchToCheck<Id>> searches, std::span<int32_t> spare)
-    : n_(n), searches_(searches) {
-  for (size_t i = 0; i < searches.size(); ++i) {
-    auto s = std::make_unique<State>();
-    if (i == 0 && spare.size() >= n) {
-      s->level = spare.data();
-    } else {
-      s->owned_level.resize(n);
-      s->level = s->owned_level.data();
-    }
-    s->tree_edge_seen = std::vector<std::atomic<uint64_t>>((n + 63) / 64);
-    states_.push_back(std::move(s));
-  }
-}
-
-template <class Id>
-void BatchValidator<Id>::fail(State& s, int rule, const std::string& what) {
-  std::lock_guard lock(s.mutex);
-  if (s.verdict.valid || rule < s.verdict.rule) {
-    s.verdict.valid = false;
-    s.verdict.rule = rule;
-    s.verdict.message = rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what;  // 6: nedge, not a spec rule
-  }
-}
-
-namespace validate_detail {
 // Rule 1: fills level[v] with v's depth in the parent tree (kNoLevel: unreached), or returns false and says why
 // (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent).
 template <class Id>
@@ -140,89 +85,315 @@ bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, st
 }
 }  // namespace validate_detail
 
-template <class Id>
-void BatchValidator<Id>::check_trees() {
-#pragma omp parallel for schedule(dynamic, 1)
-  for (size_t i = 0; i < searches_.size(); ++i) {
-    std::string why;
-    if (!validate_detail::tree_levels(n_, searches_[i].parent, searches_[i].root, states_[i]->level, why))
-      fail(*states_[i], 1, why);
+// A batch of searches checked in one pass over the tuples. Their levels and parents are stored vertex-major: a
+// vertex's row holds every search's level (a byte) and tree-edge-seen bit, and a second row every search's
+// parent, so each tuple end costs two random accesses for the whole batch instead of three per search: a
+// batch of B searches takes little more than the time of one. A tree deeper than 254 is checked on its own.
+// Checked in place (Level = int32_t, one search): its parents where the search wrote them, its levels in the
+// rule-1 scratch (e.g. the search's idle memory), so that validation adds only a bitmap to the run's peak.
+template <class Id, class Level = uint8_t>
+class BatchValidator {
+  static constexpr bool kPacked = std::is_same_v<Level, uint8_t>;
+  static_assert(kPacked || std::is_same_v<Level, int32_t>, "byte levels packed, or 4-byte levels in place");
+
+ public:
+  static constexpr Level kUnreached = kPacked ? Level(255) : Level(validate_detail::kNoLevel);
+  // DRAM a packed batch of `slots` searches takes for n vertices: a level byte, a bit and a parent per vertex each.
+  static uint64_t batch_bytes(uint64_t n, int slots) { return n * (row_bytes(slots) + uint64_t(slots) * sizeof(Id)); }
+
+  BatchValidator(uint64_t n, int slots) : n_(n), slots_(kPacked ? slots : 1) {
+    if constexpr (kPacked) {
+      rows_ = NumaArray<uint8_t>(n * row_bytes(slots));
+      parents_ = NumaArray<Id>(n * uint64_t(slots));
+      level_ = rows_.data();
+      parent_ = parents_.data();
+    } else {
+      bits_ = std::vector<std::atomic<uint64_t>>((n + 63) / 64);
+    }
+    nedge_ = std::vector<std::atomic<uint64_t>>(slots_);
+    verdict_.resize(slots_);
+    search_.resize(slots_);
+    tree_broken_.resize(slots_);
   }
+
+  int size() const { return size_; }
+  bool full() const { return size_ == slots_; }
+
+  // Rule 1 for one more search: its levels from its parent tree (into scratch, n int32), then into the next
+  // slot. Returns false, taking nothing, when its tree is deeper than a Level holds.
+  bool add(const SearchToCheck<Id>& s, std::span<int32_t> scratch);
+  // Rules 3 and 4, nedge and the tree edges seen, for every search of the batch: call for every chunk of
+  // the tuple list (concurrently from the OpenMP team).
+  void check_edges(std::span<const Edge> edges);
+  // Rule 5 and nedge: one verdict per search, in the order added; empties the batch.
+  std::vector<Verdict> finish();
+
+ private:
+  void check_edges_in_place(std::span<const Edge> edges);
+  void say_why(uint64_t u, uint64_t v);  // the rules 3 and 4 a tuple breaks, search by search
+  // A packed row: the levels of eight searches per group (the last group padded), then a seen byte per group.
+  static uint64_t row_bytes(int slots) { return kPacked ? (uint64_t(slots) + 7) / 8 * 9 : 1; }
+  uint64_t seen_at() const { return (uint64_t(slots_) + 7) / 8 * 8; }  // offset of the seen bytes in a row
+  uint64_t stride() const { return kPacked ? row_bytes(slots_) : 1; }
+  void fail(int i, int rule, const std::string& what) {
+    std::lock_guard lock(mutex_);
+    Verdict& v = verdict_[i];
+    if (v.valid || rule < v.rule) {
+      v.valid = false;
+      v.rule = rule;
+      v.message = rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what;  // 6: nedge, not a spec rule
+    }
+  }
+  void saw_tree_edge(int i, uint64_t child) {  // an input edge joins child to its parent
+    if constexpr (kPacked) {
+      uint8_t& byte = level_[child * stride() + seen_at() + uint64_t(i) / 8];
+      const uint8_t bit = uint8_t(1u << (i % 8));
+      if (!(std::atomic_ref<uint8_t>(byte).load(std::memory_order_relaxed) & bit))
+        std::atomic_ref<uint8_t>(byte).fetch_or(bit, std::memory_order_relaxed);
+    } else {
+      std::atomic<uint64_t>& w = bits_[child >> 6];
+      const uint64_t bit = uint64_t(1) << (child & 63);
+      if (!(w.load(std::memory_order_relaxed) & bit)) w.fetch_or(bit, std::memory_order_relaxed);
+    }
+  }
+  bool seen(int i, uint64_t v) const {
+    if constexpr (kPacked) return (level_[v * stride() + seen_at() + uint64_t(i) / 8] >> (i % 8)) & 1;
+    else return (bits_[v >> 6].load(std::memory_order_relaxed) >> (v & 63)) & 1;
+  }
+  Level level(int i, uint64_t v) const { return level_[v * stride() + i]; }
+  Id parent(int i, uint64_t v) const { return parent_[v * slots_ + i]; }
+
+  uint64_t n_;
+  int slots_, size_ = 0;
+  NumaArray<uint8_t> rows_;   // packed: [v * stride]: slots levels, then the seen bits
+  NumaArray<Id> parents_;     // packed: [v * slots + i], input labels
+  Level* level_ = nullptr;    // kUnreached for unreached
+  const Id* parent_ = nullptr;
+  std::vector<std::atomic<uint64_t>> bits_;  // in place: tree edges seen
+  std::vector<std::atomic<uint64_t>> nedge_;
+  std::vector<Verdict> verdict_;
+  std::vector<SearchToCheck<Id>> search_;
+  std::vector<char> tree_broken_;  // rule 1 failed: no levels to check edges against
+  std::mutex mutex_;
+};
+
+template <class Id, class Level>
+bool BatchValidator<Id, Level>::add(const SearchToCheck<Id>& s, std::span<int32_t> scratch) {
+  const int i = size_;
+  verdict_[i] = Verdict{};
+  search_[i] = s;
+  nedge_[i] = 0;
+  std::string why;
+  tree_broken_[i] = !validate_detail::tree_levels(n_, s.parent, s.root, scratch.data(), why);
+  if constexpr (kPacked) {
+    int64_t deepest = 0;
+    const int32_t* depth = scratch.data();
+    uint8_t* rows = rows_.data();
+    Id* parent = parents_.data();
+    const uint64_t row = stride(), seen_byte = seen_at() + uint64_t(i) / 8;
+    const uint8_t keep = uint8_t(~(1u << (i % 8)));
+    const bool broken = tree_broken_[i];
+#pragma omp parallel for reduction(max : deepest)
+    for (uint64_t v = 0; v < n_; ++v) {
+      rows[v * row + seen_byte] &= keep;
+      if (broken) continue;
+      deepest = std::max<int64_t>(deepest, depth[v]);
+      rows[v * row + i] = depth[v] < 0 ? kUnreached : uint8_t(depth[v]);
+      parent[v * uint64_t(slots_) + i] = s.parent[v];
+    }
+    if (deepest >= int64_t(kUnreached)) return false;
+  } else {
+    level_ = scratch.data();
+    parent_ = s.parent;
+#pragma omp parallel for
+    for (uint64_t w = 0; w < bits_.size(); ++w) bits_[w].store(0, std::memory_order_relaxed);
+  }
+  if (tree_broken_[i]) fail(i, 1, why);
+  ++size_;
+  return true;
 }
 
-template <class Id>
-void BatchValidator<Id>::check_edges(std::span<const Edge> edges) {
-  for (size_t i = 0; i < searches_.size(); ++i) {
-    State& s = *states_[i];
-    if (!s.verdict.valid && s.verdict.rule == 1) continue;  // no levels to check against
-    const Id* parent = searches_[i].parent;
-    uint64_t nedge = 0;
+namespace validate_detail {
+// Eight searches' level bytes of one vertex, compared lane by lane (GCC vector extension: a comparison gives
+// all-ones lanes where true).
+using Lanes = uint8_t __attribute__((vector_size(8)));
+inline Lanes load_lanes(const uint8_t* p) {
+  Lanes x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+inline uint8_t lane_bits(Lanes m) {  // lane i's top bit -> bit i
+  uint64_t x;
+  std::memcpy(&x, &m, sizeof x);
+  return uint8_t(((x & 0x8080808080808080ull) * 0x0002040810204081ull) >> 56);
+}
+}  // namespace validate_detail
+
+// Per tuple, eight searches at a time: both levels compared as byte lanes (differences wrap, so d == 1,
+// d == 255 and d + 1 > 2 test adjacency and a gap), parents looked at only where the levels are adjacent, and
+// only where some search breaks a rule the slow path that says which and why.
+template <class Id, class Level>
+void BatchValidator<Id, Level>::check_edges(std::span<const Edge> edges) {
+  if constexpr (!kPacked) {
+    check_edges_in_place(edges);
+    return;
+  } else {
+    using validate_detail::Lanes;
+    using validate_detail::lane_bits;
+    using validate_detail::load_lanes;
+    const uint64_t groups = (uint64_t(size_) + 7) / 8, row = stride(), prow = uint64_t(slots_);
+    std::vector<uint8_t> live(groups, 0);  // searches with levels to check, a bit each
+    for (int i = 0; i < size_; ++i) live[i / 8] |= uint8_t(!tree_broken_[i]) << (i % 8);
+    std::vector<Lanes> count(groups, Lanes{});  // nedge of the last 255 tuples at most, a byte a search
+    std::vector<uint64_t> nedge(groups * 8, 0);
+    auto flush = [&] {
+      for (uint64_t g = 0; g < groups; ++g)
+        for (int k = 0; k < 8; ++k) nedge[g * 8 + k] += count[g][k];
+      std::fill(count.begin(), count.end(), Lanes{});
+    };
     constexpr size_t kAhead = 16;  // the lookups are random: start them well before they are needed
     for (size_t j = 0; j < edges.size(); ++j) {
       if (j + kAhead < edges.size()) {
         const Edge& f = edges[j + kAhead];
-        __builtin_prefetch(&s.level[f.u]);
-        __builtin_prefetch(&s.level[f.v]);
-        __builtin_prefetch(&parent[f.u]);
-        __builtin_prefetch(&parent[f.v]);
+        __builtin_prefetch(&level_[f.u * row]);
+        __builtin_prefetch(&level_[f.v * row]);
+        __builtin_prefetch(&parent_[f.u * prow]);
+        __builtin_prefetch(&parent_[f.v * prow]);
       }
-      const Edge& e = edges[j];
-      if (e.u == e.v) continue;
-      const int32_t lu = s.level[e.u], lv = s.level[e.v];
-      if ((lu < 0) != (lv < 0)) {
-        const uint64_t in = lu < 0 ? e.v : e.u, out = lu < 0 ? e.u : e.v;
-        fail(s, 4, "input edge (" + std::to_string(e.u) + "," + std::to_string(e.v) + ") joins reached vertex " +
-                       std::to_string(in) + " and unreached vertex " + std::to_string(out) +
-                       ": the tree does not span the component");
-        continue;
+      if (j % 255 == 254) flush();
+      const uint64_t u = edges[j].u, v = edges[j].v;
+      if (u == v) continue;
+      const uint8_t* lu = &level_[u * row];
+      const uint8_t* lv = &level_[v * row];
+      bool broken = false;
+      for (uint64_t g = 0; g < groups; ++g) {
+        const Lanes a = load_lanes(lu + 8 * g), c = load_lanes(lv + 8 * g);
+        const Lanes ru = a != kUnreached, rv = c != kUnreached, both = ru & rv, d = a - c;
+        count[g] -= both;  // all-ones lanes: + 1
+        const uint8_t mask = lane_bits(both) & live[g];
+        broken |= ((lane_bits(ru ^ rv) | (lane_bits(Lanes(d + 1) > 2) & mask)) & live[g]) != 0;
+        for (uint32_t below_u = lane_bits(d == 255) & mask; below_u; below_u &= below_u - 1) {
+          const int i = int(8 * g) + __builtin_ctz(below_u);  // v is one level below u: is u its parent?
+          if (parent(i, v) == Id(u)) saw_tree_edge(i, v);
+        }
+        for (uint32_t below_v = lane_bits(d == 1) & mask; below_v; below_v &= below_v - 1) {
+          const int i = int(8 * g) + __builtin_ctz(below_v);
+          if (parent(i, u) == Id(v)) saw_tree_edge(i, u);
+        }
       }
-      if (lu < 0) continue;
-      ++nedge;
-      if (lu - lv > 1 || lv - lu > 1)
-        fail(s, 3, "input edge (" + std::to_string(e.u) + "," + std::to_string(e.v) + ") joins levels " +
-                       std::to_string(lu) + " and " + std::to_string(lv));
-      if (parent[e.v] == e.u)
-        s.tree_edge_seen[e.v >> 6].fetch_or(uint64_t(1) << (e.v & 63), std::memory_order_relaxed);
-      if (parent[e.u] == e.v)
-        s.tree_edge_seen[e.u >> 6].fetch_or(uint64_t(1) << (e.u & 63), std::memory_order_relaxed);
+      if (broken) say_why(u, v);
     }
-    s.nedge.fetch_add(nedge, std::memory_order_relaxed);
+    flush();
+    for (int i = 0; i < size_; ++i) nedge_[i].fetch_add(nedge[i], std::memory_order_relaxed);
   }
 }
 
-template <class Id>
-std::vector<Verdict> BatchValidator<Id>::finish() {
-  std::vector<Verdict> out;
-  for (size_t i = 0; i < searches_.size(); ++i) {
-    State& s = *states_[i];
-    const SearchToCheck<Id>& c = searches_[i];
-    if (s.verdict.valid || s.verdict.rule > 1) {
-      for (uint64_t v = 0; v < n_; ++v) {
-        if (v == c.root || c.parent[v] == kNoVertex<Id>) continue;
-        if (!((s.tree_edge_seen[v >> 6].load(std::memory_order_relaxed) >> (v & 63)) & 1)) {
-          fail(s, 5, "vertex " + std::to_string(v) + " has parent " + std::to_string(c.parent[v]) +
-                         " but no input edge joins them");
-          break;
-        }
-      }
+// One search in place: its levels and parents where tree_levels and the search left them.
+template <class Id, class Level>
+void BatchValidator<Id, Level>::check_edges_in_place(std::span<const Edge> edges) {
+  if (tree_broken_[0]) return;
+  uint64_t nedge = 0;
+  constexpr size_t kAhead = 16;
+  for (size_t j = 0; j < edges.size(); ++j) {
+    if (j + kAhead < edges.size()) {
+      const Edge& f = edges[j + kAhead];
+      __builtin_prefetch(&level_[f.u]);
+      __builtin_prefetch(&level_[f.v]);
+      __builtin_prefetch(&parent_[f.u]);
+      __builtin_prefetch(&parent_[f.v]);
     }
-    s.verdict.nedge = s.nedge.load();
-    if (s.verdict.valid && s.verdict.nedge != c.nedge)
-      fail(s, 6, "nedge mismatch: the search counted " + std::to_string(c.nedge) + ", the input tuples give " +
-                     std::to_string(s.verdict.nedge));
-    out.push_back(s.verdict);
+    const uint64_t u = edges[j].u, v = edges[j].v;
+    if (u == v) continue;
+    const Level a = level_[u], c = level_[v];
+    if ((a == kUnreached) != (c == kUnreached)) {
+      say_why(u, v);
+      continue;
+    }
+    if (a == kUnreached) continue;
+    ++nedge;
+    if (a - c > 1 || c - a > 1) say_why(u, v);
+    if (parent_[v] == Id(u)) saw_tree_edge(0, v);
+    if (parent_[u] == Id(v)) saw_tree_edge(0, u);
   }
+  nedge_[0].fetch_add(nedge, std::memory_order_relaxed);
+}
+
+template <class Id, class Level>
+void BatchValidator<Id, Level>::say_why(uint64_t u, uint64_t v) {
+  for (int i = 0; i < size_; ++i) {
+    if (tree_broken_[i]) continue;
+    const Level a = level(i, u), c = level(i, v);
+    if ((a == kUnreached) != (c == kUnreached)) {
+      const uint64_t in = a == kUnreached ? v : u, out = a == kUnreached ? u : v;
+      fail(i, 4, "input edge (" + std::to_string(u) + "," + std::to_string(v) + ") joins reached vertex " +
+                     std::to_string(in) + " and unreached vertex " + std::to_string(out) +
+                     ": the tree does not span the component");
+    } else if (a != kUnreached && (int32_t(a) - int32_t(c) > 1 || int32_t(c) - int32_t(a) > 1)) {
+      fail(i, 3, "input edge (" + std::to_string(u) + "," + std::to_string(v) + ") joins levels " + std::to_string(a) +
+                     " and " + std::to_string(c));
+    }
+  }
+}
+
+template <class Id, class Level>
+std::vector<Verdict> BatchValidator<Id, Level>::finish() {
+  std::vector<Verdict> out;
+  for (int i = 0; i < size_; ++i) {
+    const SearchToCheck<Id>& s = search_[i];
+    if (!tree_broken_[i]) {
+      uint64_t first = n_;  // the first reached vertex whose tree edge no tuple gave
+#pragma omp parallel for reduction(min : first)
+      for (uint64_t v = 0; v < n_; ++v)
+        if (v != s.root && level(i, v) != kUnreached && !seen(i, v)) first = std::min(first, v);
+      if (first < n_)
+        fail(i, 5, "vertex " + std::to_string(first) + " has parent " + std::to_string(parent(i, first)) +
+                       " but no input edge joins them");
+    }
+    Verdict& v = verdict_[i];
+    v.nedge = nedge_[i].load();
+    if (v.valid && v.nedge != s.nedge)
+      fail(i, 6, "nedge mismatch: the search counted " + std::to_string(s.nedge) + ", the input tuples give " +
+                     std::to_string(v.nedge));
+    out.push_back(v);
+  }
+  size_ = 0;
   return out;
 }
 
-// Validates a batch against an edge source (GeneratedEdges, GraphDir).
+// Checks a search on its own, in place, in one pass over the tuples (a deep tree, or a batch of one).
+template <class Id, class Source>
+Verdict validate_search_in_place(const Source& source, const SearchToCheck<Id>& s, std::span<int32_t> scratch) {
+  BatchValidator<Id, int32_t> v(source.spec().vertex_count(), 1);
+  v.add(s, scratch);
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { v.check_edges(edges); });
+  return v.finish()[0];
+}
+
+// Validates searches against an edge source (GeneratedEdges, GraphDir): all in one packed pass (a deep tree
+// in one of its own), or one in place. scratch: n int32 for the rule-1 levels; allocated if smaller.
 template <class Id, class Source>
 std::vector<Verdict> validate_searches(const Source& source, std::span<const SearchToCheck<Id>> searches,
-                                       std::span<int32_t> spare = {}) {
-  BatchValidator<Id> v(source.spec().vertex_count(), searches, spare);
-  v.check_trees();
-  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { v.check_edges(edges); });
-  return v.finish();
+                                       std::span<int32_t> scratch = {}) {
+  const uint64_t n = source.spec().vertex_count();
+  std::vector<int32_t> own;
+  if (scratch.size() < n) {
+    own.resize(n);
+    scratch = own;
+  }
+  if (searches.size() == 1) return {validate_search_in_place(source, searches[0], scratch)};
+  std::vector<Verdict> out(searches.size());
+  std::vector<size_t> packed;
+  BatchValidator<Id> batch(n, int(searches.size()));
+  for (size_t k = 0; k < searches.size(); ++k) {
+    if (batch.add(searches[k], scratch)) packed.push_back(k);
+    else out[k] = validate_search_in_place(source, searches[k], scratch);
+  }
+  if (!packed.empty()) {
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { batch.check_edges(edges); });
+    const std::vector<Verdict> verdicts = batch.finish();
+    for (size_t j = 0; j < packed.size(); ++j) out[packed[j]] = verdicts[j];
+  }
+  return out;
 }
 
 }  // namespace strata
