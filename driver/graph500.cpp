@@ -288,7 +288,8 @@ void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool ag
 // generated, one timed pass generating every tuple (kernel 1 regenerates them as it needs them).
 double kernel0(const GraphDir& dir, const RunHooks& hooks) {
   const double t0 = now();
-  dir.verify([&](uint64_t done, uint64_t total) { report(hooks, "verifying " + dir.path(), done, total); });
+  const std::string phase = dir.stores_tuples() ? "verifying " + dir.path() : "kernel 0 (regenerating " + dir.path() + "'s tuples)";
+  dir.verify([&](uint64_t done, uint64_t total) { report(hooks, phase, done, total); });
   return now() - t0;
 }
 double kernel0(const GeneratedEdges& source, const RunHooks& hooks) {

@@ -135,7 +135,7 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
 
 uint64_t validation_batch_bytes(uint64_t n, int id_bytes, int slots) {
   const uint64_t b = uint64_t(slots);
-  return n * ((b + 7) / 8 * 9 + b * uint64_t(id_bytes));  // a row of levels and seen bits (eights), of parents
+  return n * ((b + 7) / 8 * 17 + b * uint64_t(id_bytes));  // a row of levels, parent hashes, seen bits; of parents
 }
 
 uint64_t tiered_state_bytes(uint64_t n, int id_bytes) {

@@ -125,7 +125,7 @@ bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts,
                    removed, path.c_str());
   }
   if (path_exists(path)) return true;
-  const uint64_t need = dir.data_bytes() + dir.spec().vertex_count() * 16;
+  const uint64_t need = dir.list_bytes() + dir.spec().vertex_count() * 16;  // lists (at most the tuples') + metadata
   if (free_bytes_at(dir.path()) < need)
     throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
                             human_bytes(double(need)), human_bytes(double(free_bytes_at(dir.path())))));

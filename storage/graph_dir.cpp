@@ -69,6 +69,8 @@ GraphDir GraphDir::open(const std::string& path) {
   const DiskHeader h = read_header<DiskHeader>(hdr, kMagic, kVersion, "Strata graph directory");
   if (h.block_edges_log2 != kBlockEdgesLog2 || (h.id_bytes != 4 && h.id_bytes != 8) || h.block_count > (uint64_t(1) << 40))
     throw Error(hdr_path + " is corrupted (impossible layout fields)");
+  if (h.block_count != 0 && h.block_count != (h.edge_count + kBlockEdges - 1) / kBlockEdges)
+    throw Error(hdr_path + " is corrupted (block count does not match the edge count)");
   if (hdr.size() != sizeof h + h.block_count * sizeof(uint64_t))
     throw Error(hdr_path + " is truncated or has trailing data (block table size mismatch)");
   g.block_hashes_.resize(h.block_count);
@@ -79,8 +81,15 @@ GraphDir GraphDir::open(const std::string& path) {
   g.spec_ = {int(h.scale), h.edgefactor, h.seed1, h.seed2};
   g.id_bytes_ = int(h.id_bytes);
   if (std::string why = g.spec_.check(); !why.empty()) throw Error(hdr_path + " is corrupted: " + why);
-  if (h.edge_count != g.spec_.edge_count() || h.block_count != (h.edge_count + kBlockEdges - 1) / kBlockEdges)
+  if (h.edge_count != g.spec_.edge_count())
     throw Error(hdr_path + " is corrupted (edge count does not match SCALE and edgefactor)");
+  if (h.block_count == 0) {  // the spec alone: the tuples are regenerated
+    if (path_exists(path + "/" + kEdgesFile))
+      throw Error(path + " holds " + kEdgesFile + " but its header says the tuples are not stored (a mixed-up "
+                  "directory: regenerate it with `strata generate --force`)");
+    g.generator_ = std::make_shared<const Kronecker>(g.spec_);
+    return g;
+  }
 
   g.edges_ = std::make_shared<File>(path + "/" + kEdgesFile, O_RDONLY);
   const uint64_t size = g.edges_->size();
@@ -110,12 +119,13 @@ void GraphDir::verify(const ProgressFn& progress) const {
   });
 }
 
-void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, const ProgressFn& progress) {
+void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, const ProgressFn& progress,
+                     bool store_tuples) {
   const KroneckerSpec& spec = gen.spec();
   const int id_bytes = spec.scale <= 32 ? 4 : 8;
   const uint64_t m = spec.edge_count();
-  const uint64_t blocks = (m + GraphDir::kBlockEdges - 1) / GraphDir::kBlockEdges;
-  const uint64_t data_bytes = m * 2 * uint64_t(id_bytes);
+  const uint64_t blocks = store_tuples ? (m + GraphDir::kBlockEdges - 1) / GraphDir::kBlockEdges : 0;
+  const uint64_t data_bytes = store_tuples ? m * 2 * uint64_t(id_bytes) : 0;
 
   AtomicDir dir(path, force, GraphDir::kHeaderFile);
   const uint64_t need = data_bytes + sizeof(DiskHeader) + blocks * 8;
@@ -124,20 +134,22 @@ void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, 
     throw Error("not enough space for " + path + ": needs " + human_bytes(double(need)) + ", " +
                 human_bytes(double(free)) + " free");
 
-  File edges(dir.file(GraphDir::kEdgesFile), O_WRONLY | O_CREAT | O_TRUNC);
-  std::vector<Edge> buffer(std::min(m, GraphDir::kBlockEdges));
-  std::vector<char> raw(buffer.size() * 2 * id_bytes);
   std::vector<uint64_t> hashes(blocks);
-  for (uint64_t b = 0; b < blocks; ++b) {
-    const uint64_t first = b * GraphDir::kBlockEdges, n = std::min(GraphDir::kBlockEdges, m - first);
-    gen.generate_parallel(first, first + n, buffer.data());
-    encode({buffer.data(), n}, id_bytes, raw.data());
-    hashes[b] = xxh3(raw.data(), n * 2 * id_bytes);
-    edges.write_all(raw.data(), n * 2 * id_bytes);
-    if (progress) progress(first + n, m);
+  if (store_tuples) {
+    File edges(dir.file(GraphDir::kEdgesFile), O_WRONLY | O_CREAT | O_TRUNC);
+    std::vector<Edge> buffer(std::min(m, GraphDir::kBlockEdges));
+    std::vector<char> raw(buffer.size() * 2 * id_bytes);
+    for (uint64_t b = 0; b < blocks; ++b) {
+      const uint64_t first = b * GraphDir::kBlockEdges, n = std::min(GraphDir::kBlockEdges, m - first);
+      gen.generate_parallel(first, first + n, buffer.data());
+      encode({buffer.data(), n}, id_bytes, raw.data());
+      hashes[b] = xxh3(raw.data(), n * 2 * id_bytes);
+      edges.write_all(raw.data(), n * 2 * id_bytes);
+      if (progress) progress(first + n, m);
+    }
+    edges.sync();
+    edges.close();
   }
-  edges.sync();
-  edges.close();
 
   DiskHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);

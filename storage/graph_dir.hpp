@@ -4,9 +4,12 @@
 //
 //   graph.hdr   header (magic, format version, SCALE, edgefactor, seeds, edge count, id width) + block hashes
 //   edges.bin   edge count pairs (v0, v1) of little-endian ids, 4 bytes each for SCALE <= 32, else 8
+// A directory may keep the spec alone (`generate --no-tuples`: no blocks, no edges.bin): every pass then
+// regenerates the tuples, which costs CPU instead of disk (SCALE 28's list is 34 GB).
 #pragma once
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,8 +40,10 @@ class GraphDir {
   const KroneckerSpec& spec() const { return spec_; }
   uint64_t edge_count() const { return spec_.edge_count(); }
   int id_bytes() const { return id_bytes_; }
-  uint64_t data_bytes() const { return edge_count() * 2 * uint64_t(id_bytes_); }
-  uint64_t block_count() const { return block_hashes_.size(); }
+  bool stores_tuples() const { return !block_hashes_.empty(); }
+  uint64_t data_bytes() const { return stores_tuples() ? list_bytes() : 0; }  // edges.bin's size
+  uint64_t list_bytes() const { return edge_count() * 2 * uint64_t(id_bytes_); }  // the list, stored or not
+  uint64_t block_count() const { return (edge_count() + kBlockEdges - 1) / kBlockEdges; }
   uint64_t header_hash() const { return header_hash_; }  // identifies this edge list (derived files bind to it)
 
   // Reads block b (verifying its hash) into out, which must hold kBlockEdges edges; returns its edges.
@@ -47,7 +52,7 @@ class GraphDir {
   // DRAM a pass over the tuples takes besides what its callback keeps: a decoded block and its raw bytes a
   // thread (24 MiB with 32-bit ids).
   uint64_t stream_buffer_bytes(int threads) const {
-    return uint64_t(threads) * kBlockEdges * (sizeof(Edge) + 2 * uint64_t(id_bytes_));
+    return uint64_t(threads) * kBlockEdges * (sizeof(Edge) + (stores_tuples() ? 2 * uint64_t(id_bytes_) : 0));
   }
 
   // The edge-source interface (generators/edge_stream.hpp): a chunk is a block.
@@ -55,14 +60,17 @@ class GraphDir {
   uint64_t chunk_count() const { return block_count(); }
   std::span<const Edge> read_chunk(uint64_t c, ChunkBuffer& buffer) const {
     buffer.edges.resize(kBlockEdges);
-    return read_block(c, buffer.raw, buffer.edges.data());
+    if (stores_tuples()) return read_block(c, buffer.raw, buffer.edges.data());
+    const uint64_t first = c * kBlockEdges, last = std::min(edge_count(), first + kBlockEdges);
+    generator_->generate(first, last, buffer.edges.data());
+    return {buffer.edges.data(), last - first};
   }
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {
     for_each_chunk(*this, std::forward<Fn>(fn));
   }
 
-  // Reads everything and checks every block hash.
+  // Reads everything and checks every block hash (without stored tuples: generates them all once).
   void verify(const ProgressFn& progress = {}) const;
 
  private:
@@ -72,10 +80,13 @@ class GraphDir {
   uint64_t header_hash_ = 0;
   std::vector<uint64_t> block_hashes_;
   std::shared_ptr<File> edges_;  // edges.bin, open once; copies of this object share it
+  std::shared_ptr<const Kronecker> generator_;  // when the tuples are not stored
 };
 
-// Generates the edge list into a new graph directory at path (temporary name, fsync, rename).
-// Refuses an existing path unless force; checks free space first.
-void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, const ProgressFn& progress = {});
+// Generates the edge list into a new graph directory at path (temporary name, fsync, rename); with
+// store_tuples false, only the header (runs regenerate the tuples). Refuses an existing path unless force;
+// checks free space first.
+void write_graph_dir(const Kronecker& gen, const std::string& path, bool force, const ProgressFn& progress = {},
+                     bool store_tuples = true);
 
 }  // namespace strata

@@ -61,6 +61,28 @@ TEST(GraphDir, RoundTripSeveralBlocks) {
   for (auto& entry : fs::directory_iterator(tmp.path())) EXPECT_EQ(entry.path().filename(), "g");
 }
 
+TEST(GraphDir, SpecAloneRegeneratesTheSameTuples) {
+  test::TempDir tmp;
+  Kronecker gen({17, 16, 5, 7});  // two chunks of 2^20, regenerated
+  write_graph_dir(gen, tmp / "g", false, {}, false);
+  EXPECT_FALSE(fs::exists(tmp / "g/edges.bin"));
+  GraphDir g = GraphDir::open(tmp / "g");
+  EXPECT_FALSE(g.stores_tuples());
+  EXPECT_EQ(g.data_bytes(), 0u);
+  EXPECT_EQ(g.list_bytes(), 2u * 16 * 4 << 17);
+  EXPECT_EQ(g.block_count(), 2u);
+  g.verify();
+  expect_same(read_all(g), all_edges(gen));
+  // A tuple file where the header says there is none is a mixed-up directory, refused by name.
+  std::ofstream(tmp / "g/edges.bin") << "x";
+  try {
+    GraphDir::open(tmp / "g");
+    ADD_FAILURE() << "opened a directory whose header disowns its edges.bin";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not stored"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GraphDir, RefusesExistingUnlessForced) {
   test::TempDir tmp;
   Kronecker small({6, 16, 2, 3}), other({7, 16, 2, 3});

@@ -23,10 +23,10 @@ TEST(DramModel, FormulasByHand) {
   // In-core: the larger of kernel 1's peak (pre-dedup adjacency, 64-bit offsets, relabel map: 143360 here) and
   // the search's (adjacency bound, block offsets, labels, duplicates, two parent arrays: 148480).
   const KroneckerSpec spec{10, 16, 2, 3};
-  // validated in place (a bitmap), or in a packed batch of 3: a row of 8 level bytes (eight searches a group)
-  // and a byte of seen bits, and 3 parents, a vertex
+  // validated in place (a bitmap), or in a packed batch of 3: a row of 8 level bytes, 8 parent hashes and a
+  // byte of seen bits (eight searches a group), and 3 parents, a vertex
   EXPECT_EQ(in_core_bytes(spec, 4, 1), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 / 8);
-  EXPECT_EQ(in_core_bytes(spec, 4, 3), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * (8 + 1 + 3 * 4));
+  EXPECT_EQ(in_core_bytes(spec, 4, 3), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * (8 + 8 + 1 + 3 * 4));
   // Against the CSR: the inverse label map (4) and levels or counts (4) a vertex, a bit per adjacency entry.
   EXPECT_EQ(csr_validation_bytes(1024, 32768, 4), 1024u * 8 + 4096);
   EXPECT_EQ(in_core_bytes(spec, 4, 1, true), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * 8 + 4096);

@@ -5,7 +5,7 @@
 //   rule 4  no input edge joins a reached and an unreached vertex (the tree spans the component)
 //   rule 5  every reached vertex but the root is joined to its parent by an input edge
 // plus nedge (reference 3.0 rule) recounted from the tuples and compared with the search's count.
-// One streaming pass over the tuples checks a whole batch of searches: a level byte, a bit and a parent a vertex a search.
+// One streaming pass over the tuples checks a whole batch of searches: 2 bytes, a bit and a parent a vertex a search.
 #pragma once
 #include <omp.h>
 
@@ -45,6 +45,7 @@ struct Verdict {
 namespace validate_detail {
 inline constexpr int32_t kNoLevel = -1;
 inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again means a cycle
+inline uint8_t byte_hash(uint64_t v) { return uint8_t((v * 0x9E3779B97F4A7C15ull) >> 56); }
 
 // Rule 1: fills level[v] with v's depth in the parent tree (kNoLevel: unreached), or returns false and says why
 // (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent).
@@ -86,9 +87,10 @@ bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, st
 }  // namespace validate_detail
 
 // A batch of searches checked in one pass over the tuples. Their levels and parents are stored vertex-major: a
-// vertex's row holds every search's level (a byte) and tree-edge-seen bit, and a second row every search's
-// parent, so each tuple end costs two random accesses for the whole batch instead of three per search: a
-// batch of B searches takes little more than the time of one. A tree deeper than 254 is checked on its own.
+// vertex's row holds every search's level, parent hash (a byte each) and tree-edge-seen bit, and a second row
+// every search's parent, read only where a hash matches; so each tuple end costs one random access (a line
+// per 28 searches) for the whole batch instead of three per search, and the pass over the tuples is shared.
+// A tree deeper than 254 is checked on its own.
 // Checked in place (Level = int32_t, one search): its parents where the search wrote them, its levels in the
 // rule-1 scratch (e.g. the search's idle memory), so that validation adds only a bitmap to the run's peak.
 template <class Id, class Level = uint8_t>
@@ -98,7 +100,7 @@ class BatchValidator {
 
  public:
   static constexpr Level kUnreached = kPacked ? Level(255) : Level(validate_detail::kNoLevel);
-  // DRAM a packed batch of `slots` searches takes for n vertices: a level byte, a bit and a parent per vertex each.
+  // DRAM a packed batch of `slots` searches takes for n vertices: 2 bytes, a bit and a parent per vertex each.
   static uint64_t batch_bytes(uint64_t n, int slots) { return n * (row_bytes(slots) + uint64_t(slots) * sizeof(Id)); }
 
   BatchValidator(uint64_t n, int slots) : n_(n), slots_(kPacked ? slots : 1) {
@@ -131,9 +133,11 @@ class BatchValidator {
  private:
   void check_edges_in_place(std::span<const Edge> edges);
   void say_why(uint64_t u, uint64_t v);  // the rules 3 and 4 a tuple breaks, search by search
-  // A packed row: the levels of eight searches per group (the last group padded), then a seen byte per group.
-  static uint64_t row_bytes(int slots) { return kPacked ? (uint64_t(slots) + 7) / 8 * 9 : 1; }
-  uint64_t seen_at() const { return (uint64_t(slots_) + 7) / 8 * 8; }  // offset of the seen bytes in a row
+  // A packed row, eight searches a group (the last one padded): the levels, a byte hash of each parent (so
+  // that a tuple looks at a parent only where the hash matches), then a byte of seen bits per group.
+  static uint64_t row_bytes(int slots) { return kPacked ? (uint64_t(slots) + 7) / 8 * 17 : 1; }
+  uint64_t hash_at() const { return (uint64_t(slots_) + 7) / 8 * 8; }  // offsets in a row
+  uint64_t seen_at() const { return (uint64_t(slots_) + 7) / 8 * 16; }
   uint64_t stride() const { return kPacked ? row_bytes(slots_) : 1; }
   void fail(int i, int rule, const std::string& what) {
     std::lock_guard lock(mutex_);
@@ -190,7 +194,7 @@ bool BatchValidator<Id, Level>::add(const SearchToCheck<Id>& s, std::span<int32_
     const int32_t* depth = scratch.data();
     uint8_t* rows = rows_.data();
     Id* parent = parents_.data();
-    const uint64_t row = stride(), seen_byte = seen_at() + uint64_t(i) / 8;
+    const uint64_t row = stride(), seen_byte = seen_at() + uint64_t(i) / 8, hash_byte = hash_at() + uint64_t(i);
     const uint8_t keep = uint8_t(~(1u << (i % 8)));
     const bool broken = tree_broken_[i];
 #pragma omp parallel for reduction(max : deepest)
@@ -199,6 +203,7 @@ bool BatchValidator<Id, Level>::add(const SearchToCheck<Id>& s, std::span<int32_
       if (broken) continue;
       deepest = std::max<int64_t>(deepest, depth[v]);
       rows[v * row + i] = depth[v] < 0 ? kUnreached : uint8_t(depth[v]);
+      rows[v * row + hash_byte] = validate_detail::byte_hash(s.parent[v]);
       parent[v * uint64_t(slots_) + i] = s.parent[v];
     }
     if (deepest >= int64_t(kUnreached)) return false;
@@ -230,8 +235,9 @@ inline uint8_t lane_bits(Lanes m) {  // lane i's top bit -> bit i
 }  // namespace validate_detail
 
 // Per tuple, eight searches at a time: both levels compared as byte lanes (differences wrap, so d == 1,
-// d == 255 and d + 1 > 2 test adjacency and a gap), parents looked at only where the levels are adjacent, and
-// only where some search breaks a rule the slow path that says which and why.
+// d == 255 and d + 1 > 2 test adjacency and a gap), a parent looked at only where the levels are adjacent and
+// its byte hash matches (a tree edge, or 1 in 256 others), and only where some search breaks a rule the slow
+// path that says which and why.
 template <class Id, class Level>
 void BatchValidator<Id, Level>::check_edges(std::span<const Edge> edges) {
   if constexpr (!kPacked) {
@@ -241,7 +247,7 @@ void BatchValidator<Id, Level>::check_edges(std::span<const Edge> edges) {
     using validate_detail::Lanes;
     using validate_detail::lane_bits;
     using validate_detail::load_lanes;
-    const uint64_t groups = (uint64_t(size_) + 7) / 8, row = stride(), prow = uint64_t(slots_);
+    const uint64_t groups = (uint64_t(size_) + 7) / 8, row = stride(), hashes = hash_at();
     std::vector<uint8_t> live(groups, 0);  // searches with levels to check, a bit each
     for (int i = 0; i < size_; ++i) live[i / 8] |= uint8_t(!tree_broken_[i]) << (i % 8);
     std::vector<Lanes> count(groups, Lanes{});  // nedge of the last 255 tuples at most, a byte a search
@@ -255,16 +261,17 @@ void BatchValidator<Id, Level>::check_edges(std::span<const Edge> edges) {
     for (size_t j = 0; j < edges.size(); ++j) {
       if (j + kAhead < edges.size()) {
         const Edge& f = edges[j + kAhead];
-        __builtin_prefetch(&level_[f.u * row]);
-        __builtin_prefetch(&level_[f.v * row]);
-        __builtin_prefetch(&parent_[f.u * prow]);
-        __builtin_prefetch(&parent_[f.v * prow]);
+        for (uint64_t at = 0; at < row; at += 64) {
+          __builtin_prefetch(&level_[f.u * row + at]);
+          __builtin_prefetch(&level_[f.v * row + at]);
+        }
       }
       if (j % 255 == 254) flush();
       const uint64_t u = edges[j].u, v = edges[j].v;
       if (u == v) continue;
       const uint8_t* lu = &level_[u * row];
       const uint8_t* lv = &level_[v * row];
+      const uint8_t hu = validate_detail::byte_hash(u), hv = validate_detail::byte_hash(v);
       bool broken = false;
       for (uint64_t g = 0; g < groups; ++g) {
         const Lanes a = load_lanes(lu + 8 * g), c = load_lanes(lv + 8 * g);
@@ -272,12 +279,15 @@ void BatchValidator<Id, Level>::check_edges(std::span<const Edge> edges) {
         count[g] -= both;  // all-ones lanes: + 1
         const uint8_t mask = lane_bits(both) & live[g];
         broken |= ((lane_bits(ru ^ rv) | (lane_bits(Lanes(d + 1) > 2) & mask)) & live[g]) != 0;
-        for (uint32_t below_u = lane_bits(d == 255) & mask; below_u; below_u &= below_u - 1) {
-          const int i = int(8 * g) + __builtin_ctz(below_u);  // v is one level below u: is u its parent?
+        // v one level below u and v's parent hashed like u: is u v's parent? (and the other way round)
+        const uint8_t below_u = lane_bits(d == 255) & mask & lane_bits(load_lanes(lv + hashes + 8 * g) == hu);
+        const uint8_t below_v = lane_bits(d == 1) & mask & lane_bits(load_lanes(lu + hashes + 8 * g) == hv);
+        for (uint32_t m = below_u; m; m &= m - 1) {
+          const int i = int(8 * g) + __builtin_ctz(m);
           if (parent(i, v) == Id(u)) saw_tree_edge(i, v);
         }
-        for (uint32_t below_v = lane_bits(d == 1) & mask; below_v; below_v &= below_v - 1) {
-          const int i = int(8 * g) + __builtin_ctz(below_v);
+        for (uint32_t m = below_v; m; m &= m - 1) {
+          const int i = int(8 * g) + __builtin_ctz(m);
           if (parent(i, u) == Id(v)) saw_tree_edge(i, u);
         }
       }
