@@ -17,6 +17,7 @@ ic, oc = (json.load(open(f)) for f in sys.argv[1:3])
 for k in ["placement", "dram_budget", "on_mem_edges", "edge_cache_bytes", "bytes_read", "io_requests", "csr_reused"]:
     assert k in oc, k
 assert oc["placement"] == "out-of-core" and oc["on_mem_edges"] == 2 and oc["bytes_read"] > 0 and not oc["csr_reused"]
+assert oc["tuple_file_bytes"] == 2**12 * 16 * 8 and oc["csr_disk_bytes"] > oc["adjacency_bytes"], oc
 assert [s["nedge"] for s in oc["searches"]] == [s["nedge"] for s in ic["searches"]]
 for s in oc["searches"]:
     assert s["valid"] is True and s["edges_dram"] + s["edges_storage"] == s["edges_examined"] and s["bytes_read"] > 0
@@ -74,7 +75,7 @@ expect "spec alone: out-of-core answers equal the stored list's, checked in pack
 import json; a = json.load(open('$tmp/s12.json')); b = json.load(open('$tmp/ic.json'))
 assert [s['nedge'] for s in a['searches']] == [s['nedge'] for s in b['searches']]
 assert a['validated'] and a['validate_batch'] == 4 and a['validation_tuple_passes'] == 2, a
-assert a['validation_batch_bytes'] > 0"
+assert a['validation_batch_bytes'] > 0 and a['tuple_file_bytes'] == 0 and a['csr_disk_bytes'] > 0"
 expect_error "a planted cycle in a packed batch" "validation failed for search 5" "$strata" run --graph "$tmp/s12" \
   --roots 6 --placement out-of-core --dram-budget 40M --validate-batch 4 --debug-corrupt-search 5
 
