@@ -16,49 +16,10 @@
 # KEEP=1 leaves the filesystem mounted (graphs reused by the next call), SIZE_SCALE sizes it for a larger SCALE. CSV on stdout, progress on stderr.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-[[ $(id -u) == 0 ]] || { echo "needs root (losetup, mount, cgroups, drop_caches)" >&2; exit 1; }
 roots=${ROOTS:-16} slack=$((${SLACK_MB:-96} << 20))
-image=${IMAGE:-/var/tmp/strata-bench.img} mnt=${MNT:-/mnt/strata-bench}
-cg=/sys/fs/cgroup/memory/strata-bench
 scales=("${@:-22}")
-log() { echo "[$(date +%T)] $*" >&2; }
 
-# The filesystem: reused when mounted already (KEEP=1 from an earlier call).
-if ! mountpoint -q "$mnt"; then
-  max=${SIZE_SCALE:-0}; for s in "${scales[@]}"; do ((s > max)) && max=$s; done
-  size=$(( (1 << max) * 16 * 8 * 5 / 2 + (2 << 30) ))  # edges + adjacency + O(N) files, with room
-  truncate -s "$size" "$image"
-  loop=$(losetup --direct-io=on --find --show "$image")
-  mkfs.xfs -q -f "$loop"
-  mkdir -p "$mnt"
-  mount "$loop" "$mnt"
-  log "xfs on $loop ($(losetup -l -n -O DIO "$loop" | tr -d ' ') direct-io), $(numfmt --to=iec "$size") at $mnt"
-fi
-loop=$(findmnt -n -o SOURCE "$mnt")
-cleanup() {
-  [[ ${KEEP:-0} == 1 ]] && return
-  umount "$mnt" 2>/dev/null || true
-  losetup -d "$loop" 2>/dev/null || true
-  rm -f "$image"
-}
-trap cleanup EXIT
-mkdir -p "$cg"
-
-# run_capped CAP_BYTES COMMAND...: the command inside the capped group; prints "peak_bytes" after strata's output.
-run_capped() {
-  local cap=$1; shift
-  sync; echo 3 >/proc/sys/vm/drop_caches
-  echo 0 >"$cg/memory.force_empty" 2>/dev/null || true  # page cache charged by earlier runs
-  echo "$cap" >"$cg/memory.limit_in_bytes" || true
-  if [[ $(cat "$cg/memory.limit_in_bytes") != $(( cap / 4096 * 4096 )) ]]; then
-    echo "cannot set the cgroup limit to $cap (usage $(cat "$cg/memory.usage_in_bytes"))" >&2; exit 1
-  fi
-  echo 0 >"$cg/memory.max_usage_in_bytes"
-  local rc=0
-  bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' _ "$@" || rc=$?
-  echo "peak_bytes: $(cat "$cg/memory.max_usage_in_bytes")"
-  return $rc  # a failed run stops the benchmark: its JSON would be the previous run's
-}
+source "$(dirname "$0")/loopfs.sh"
 
 echo "scale,budget,dram_budget_bytes,cap_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,harmonic_mean_TEPS,in_core_TEPS,ratio_to_in_core,peak_rss_bytes,cgroup_peak_bytes,bytes_read_per_search,read_MBps_while_searching,construction_time,runs,roots"
 for scale in "${scales[@]}"; do

@@ -131,12 +131,15 @@ struct TupleValidation {
   const Source& source;
   GraphSearch<Id>& bfs;
   RunResult& result;
+  const RunHooks& hooks;
+  uint64_t n;
   std::optional<BatchValidator<Id>> batch;  // absent: in place
   std::vector<size_t> waiting;              // the searches in the batch, by index
   double busy = 0;                          // seconds spent on the batch so far
 
-  TupleValidation(const Source& s, GraphSearch<Id>& b, RunResult& r, uint64_t n, int slots) : source(s), bfs(b), result(r) {
-    if (slots > 1) batch.emplace(n, slots);
+  TupleValidation(const Source& s, GraphSearch<Id>& b, RunResult& r, const RunHooks& h, uint64_t vertices, int slots)
+      : source(s), bfs(b), result(r), hooks(h), n(vertices) {
+    if (slots > 1) batch.emplace(vertices, slots);
   }
   void add(size_t index, const SearchToCheck<Id>& s) {
     const double t0 = now();
@@ -146,20 +149,29 @@ struct TupleValidation {
       if (batch->full()) check();
       return;
     }
-    const Verdict v = validate_search_in_place(source, s, bfs.idle_memory());
-    ++result.validation.tuple_passes;
-    record(index, v, now() - t0);
+    BatchValidator<Id, int32_t> alone(n, 1);
+    alone.add(s, bfs.idle_memory());
+    pass(alone, fmt::format("search {} in place", index));
+    record(index, alone.finish()[0], now() - t0);
   }
   void check() {  // the pass over the tuples for the searches waiting
     if (waiting.empty()) return;
     const double t0 = now();
-    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { batch->check_edges(edges); });
+    pass(*batch, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
     const std::vector<Verdict> verdicts = batch->finish();
-    ++result.validation.tuple_passes;
     const double each = (busy + now() - t0) / double(waiting.size());
     for (size_t j = 0; j < waiting.size(); ++j) record(waiting[j], verdicts[j], each);
     waiting.clear();
     busy = 0;
+  }
+  template <class Batch>
+  void pass(Batch& b, const std::string& what) {  // one pass over the tuples, its progress by chunk
+    std::atomic<uint64_t> done{0};
+    check_pass(source, b, [&] {
+      const uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (omp_get_thread_num() == 0) report(hooks, "validation", d, source.chunk_count(), what);
+    });
+    ++result.validation.tuple_passes;
   }
   void record(size_t index, const Verdict& v, double seconds) {
     SearchRecord& r = result.searches[index];
@@ -211,7 +223,8 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
                               ? validation_batch(pg, cfg.validate_batch, int(roots.size()), cfg.place.dram_budget > 0)
                               : 1;
   std::vector<Id> parent(pg.g.n);  // the search's output, in input labels
-  TupleValidation<Id, Source> tuples(source, bfs, result, pg.g.n, cfg.validate && !csr ? result.validate_batch : 1);
+  TupleValidation<Id, Source> tuples(source, bfs, result, hooks, pg.g.n,
+                                     cfg.validate && !csr ? result.validate_batch : 1);
   bfs.search(internal[0], parent.data());  // warm-up search, untimed and not reported
   for (size_t i = 0; i < roots.size(); ++i) {
     const double s0 = now();
@@ -229,8 +242,6 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
       const Verdict v = csr->check(check, bfs.idle_memory());
       tuples.record(i, v, now() - v0);
     } else if (cfg.validate) {
-      if (!tuples.batch || tuples.waiting.size() + 1 == size_t(result.validate_batch) || i + 1 == roots.size())
-        report(hooks, "kernel 2", i + 1, roots.size(), "validating");
       tuples.add(i, check);
       if (i + 1 == roots.size()) tuples.check();
     }

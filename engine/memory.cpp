@@ -166,21 +166,25 @@ int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_en
 }
 
 uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,
-                       const IoOptions& opt, const char* placement, int scale) {
-  if (requested == 0 && !dax && state + io > available)  // no budget given: the state is what does not fit
-    throw Error(fmt::format("{} SCALE {} needs {} of O(N) state plus at least {} of I/O buffers; {} available",
-                            placement, scale, human_bytes(double(state)), human_bytes(double(io)),
-                            human_bytes(double(available))));
+                       const IoOptions& opt, const char* placement, int scale, uint64_t stream) {
+  // What the run holds besides its budget, as the messages name it.
+  const std::string fixed =
+      human_bytes(double(state)) + " of O(N) state" +
+      (stream ? " and " + human_bytes(double(stream)) + " of tuple-stream buffers (validation)" : std::string());
+  const uint64_t held = state + stream;
+  if (requested == 0 && !dax && held + io > available)  // no budget given: the state is what does not fit
+    throw Error(fmt::format("{} SCALE {} needs {} plus at least {} of I/O buffers; {} available", placement, scale,
+                            fixed, human_bytes(double(io)), human_bytes(double(available))));
   uint64_t budget = requested;
-  if (budget == 0 && !dax) budget = available > state ? (available - state) / 2 : 0;
+  if (budget == 0 && !dax) budget = available > held ? (available - held) / 2 : 0;
   if (!dax && budget < io)
     throw Error(fmt::format("--dram-budget {} is below the minimum {} for out-of-core: the I/O buffers alone take {} "
                             "({} threads x depth {} x {}); raise it, or lower --io-depth or --threads",
                             human_bytes(double(budget)), human_bytes(double(io)), human_bytes(double(io)), threads,
                             opt.depth, human_bytes(double(opt.request_bytes))));
-  if (state + budget > available)
-    throw Error(fmt::format("{} SCALE {} needs {} of O(N) state plus the {} budget; {} available", placement, scale,
-                            human_bytes(double(state)), human_bytes(double(budget)), human_bytes(double(available))));
+  if (held + budget > available)
+    throw Error(fmt::format("{} SCALE {} needs {} plus the {} budget; {} available", placement, scale, fixed,
+                            human_bytes(double(budget)), human_bytes(double(available))));
   return budget;
 }
 

@@ -58,9 +58,9 @@ struct DramAccount {
 
 // The budget of a tiered run (out-of-core: default half of what is free beyond the state; DAX: none unless
 // asked), refused with the numbers when it is below the I/O buffers or with the state exceeds what is
-// available. `placement` names the run in messages.
+// available. `placement` names the run in messages; `stream`, the tuple stream's buffers, is held like the state.
 uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io, uint64_t available, int threads,
-                       const IoOptions& opt, const char* placement, int scale);
+                       const IoOptions& opt, const char* placement, int scale, uint64_t stream = 0);
 
 // Refuses an explicit --on-mem-edges K whose cache (`cache` bytes) exceeds the budget, or with the state and
 // buffers what is available.

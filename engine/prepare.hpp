@@ -206,8 +206,8 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   d.io_buffers = dax ? 0 : io_buffer_bytes(spec.threads, spec.io);
   d.stream_buffers = dir.stream_buffer_bytes(spec.threads);  // validation's, counted with the state
   const uint64_t fixed = d.state + d.stream_buffers;
-  d.budget = tiered_budget(spec.dram_budget, dax, fixed, d.io_buffers, d.available, spec.threads, spec.io,
-                           placement_name(spec.kind), dir.spec().scale);
+  d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
+                           placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
   // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state.
   d.build_scratch = d.budget > 0 ? d.budget : (d.available > fixed ? (d.available - fixed) / 4 : 0);
 
@@ -223,8 +223,8 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
     if (out.files->layout().parts() != spec.parts) throw Error(path + " has the wrong partition count");
     out.g = load_csr_meta<Id>(*out.files);
     d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // exact
-    d.budget = tiered_budget(spec.dram_budget, dax, d.state + d.stream_buffers, d.io_buffers, d.available,
-                             spec.threads, spec.io, placement_name(spec.kind), dir.spec().scale);
+    d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
+                             placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
     const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
     out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
     if (dax) {

@@ -60,6 +60,15 @@ TEST(DramModel, TieredBudgetDefaultsAndRefusals) {
               std::string::npos)
         << e.what();
   }
+  try {  // the tuple stream's buffers are named apart from the O(N) state
+    tiered_budget(0, false, 60 * kMiB, buffers, 100 * kMiB, 2, io, "out-of-core", 20, 48 * kMiB);
+    FAIL() << "state and stream buffers above what is available must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 60.0 MiB of O(N) state and 48.0 MiB of tuple-stream buffers "
+                                         "(validation) plus at least 16.0 MiB of I/O buffers"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_NO_THROW(check_cache_fits(4, 84 * kMiB, buffers, 100 * kMiB, true, 10 * kMiB, 1000 * kMiB));
   EXPECT_THROW(check_cache_fits(4, 85 * kMiB, buffers, 100 * kMiB, true, 10 * kMiB, 1000 * kMiB), Error);
   EXPECT_NO_THROW(check_cache_fits(4, 85 * kMiB, buffers, 100 * kMiB, false, 10 * kMiB, 1000 * kMiB));  // no budget given

@@ -370,12 +370,21 @@ std::vector<Verdict> BatchValidator<Id, Level>::finish() {
   return out;
 }
 
+// One pass over the tuples of `source` for a batch; on_chunk() after each chunk (e.g. progress).
+template <class Source, class Batch, class OnChunk>
+void check_pass(const Source& source, Batch& batch, OnChunk&& on_chunk) {
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+    batch.check_edges(edges);
+    on_chunk();
+  });
+}
+
 // Checks a search on its own, in place, in one pass over the tuples (a deep tree, or a batch of one).
 template <class Id, class Source>
 Verdict validate_search_in_place(const Source& source, const SearchToCheck<Id>& s, std::span<int32_t> scratch) {
   BatchValidator<Id, int32_t> v(source.spec().vertex_count(), 1);
   v.add(s, scratch);
-  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { v.check_edges(edges); });
+  check_pass(source, v, [] {});
   return v.finish()[0];
 }
 
@@ -399,7 +408,7 @@ std::vector<Verdict> validate_searches(const Source& source, std::span<const Sea
     else out[k] = validate_search_in_place(source, searches[k], scratch);
   }
   if (!packed.empty()) {
-    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) { batch.check_edges(edges); });
+    check_pass(source, batch, [] {});
     const std::vector<Verdict> verdicts = batch.finish();
     for (size_t j = 0; j < packed.size(); ++j) out[packed[j]] = verdicts[j];
   }

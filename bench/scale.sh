@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The flagship (issue 11, root): bench/scale.sh [SCALE] (default 28).
+#
+# A full Graph500 run four times larger than DRAM: SCALE 28 (4.3 G tuples, ~34 GB of adjacency) with
+# --placement out-of-core inside a cgroup v1 cap of 7 GiB (CAP_GIB; scaled by 2^(SCALE-28) for a smaller
+# SCALE, so SCALE 24 runs the same regime under 448 MiB), page cache included, 64 roots, every search
+# validated, on xfs over a `losetup --direct-io=on` loop device (loopfs.sh). The graph directory stores the
+# tuples when the filesystem has room for them beside the CSR, else the spec alone (TUPLES=stored|spec to
+# choose). Target: end-to-end wall time (kernel 0 + kernel 1 + 64 searches + validation) <= 60 min at SCALE 28.
+# Prints each phase's seconds and the JSON's key figures. Env: ROOTS (64), THREADS (2), KEEP=1.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+scale=${1:-28} roots=${ROOTS:-64}
+scales=("$scale")
+n=$((1 << scale)) tuples_bytes=$(( (1 << scale) * 16 * 8 ))
+cap=$(( ${CAP_GIB:-7} * (1 << 30) ))
+((scale < 28)) && cap=$((cap >> (28 - scale)))
+((scale > 28)) && cap=$((cap << (scale - 28)))
+# The filesystem: the CSR (at most the tuples' size plus 16 bytes a vertex) and, if chosen, the tuples.
+free=$(df --output=avail -B1 /var/tmp | tail -1)
+tuples=${TUPLES:-auto}
+if [[ $tuples == auto ]]; then
+  tuples=spec; (( free > 2 * tuples_bytes + n * 16 + (8 << 30) )) && tuples=stored
+fi
+size=$(( tuples_bytes + n * 16 + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
+mountpoint -q "${MNT:-/mnt/strata-bench}" || { ((size < free)) || { echo "needs $(numfmt --to=iec $size) of disk, $(numfmt --to=iec "$free") free" >&2; exit 1; }; }
+image_size=$size
+source "$(dirname "$0")/loopfs.sh"
+
+g=$mnt/flagship$scale-$tuples
+if [[ ! -f $g/graph.hdr ]]; then
+  log "SCALE $scale: writing the graph directory ($tuples)"
+  flag=(); [[ $tuples == spec ]] && flag=(--no-tuples)
+  "$strata" generate --scale "$scale" --out "$g" "${flag[@]}" 2>/dev/null
+fi
+budget=$((cap - n * 16 - (96 << 20)))
+((budget > 0)) || { echo "a $(numfmt --to=iec $cap) cap leaves no budget beyond 16 bytes a vertex" >&2; exit 1; }
+log "SCALE $scale: cap $(numfmt --to=iec $cap), budget $(numfmt --to=iec $budget), $roots roots, tuples $tuples"
+out=$(run_capped "$cap" /usr/bin/time -f "wall_s %e rss_kib %M" "$strata" run --graph "$g" --roots "$roots" \
+  --threads "$threads" --placement out-of-core --dram-budget "$budget" --json /tmp/strata-flagship.json 2>&1) || {
+  echo "$out" | tail -5 >&2; exit 1; }
+python3 - /tmp/strata-flagship.json "$cap" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["searches"]
+search = sum(x["time"] for x in s)
+print(f"SCALE {j['SCALE']}, cap {int(sys.argv[2]) / 2**30:.2f} GiB, adjacency {j['adjacency_bytes'] / 2**30:.2f} GiB "
+      f"({j['adjacency_bytes'] / int(sys.argv[2]):.1f}x the cap), {len(s)} searches, validated: {j['validated']}")
+print(f"kernel 0: {j['graph_generation']:.1f} s; kernel 1: {j['construction_time']:.1f} s (CSR build "
+      f"{j['csr_build_time']:.1f} s in {j['csr_build_passes']} passes, cache load {j['cache_load_time']:.1f} s)")
+print(f"searches: {search:.1f} s, harmonic mean {j['bfs_harmonic_mean_TEPS']:.3g} TEPS; validation: "
+      f"{j['validation_time']:.1f} s in {j['validation_tuple_passes']} passes of up to {j['validate_batch']}")
+print(f"state {j['state_bytes'] / 2**(j['SCALE']):.1f} B/vertex, edge cache {j['edge_cache_bytes'] / 2**30:.2f} GiB, "
+      f"disk: CSR {j['csr_disk_bytes'] / 2**30:.1f} GiB, tuples {j['tuple_file_bytes'] / 2**30:.1f} GiB")
+PY
+grep -E "^(wall_s|peak_bytes)" <<<"$out"
