@@ -44,7 +44,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 s = j["searches"]
 search = sum(x["time"] for x in s)
-print(f"SCALE {j['SCALE']}, cap {int(sys.argv[2]) / 2**30:.2f} GiB, adjacency {j['adjacency_bytes'] / 2**30:.2f} GiB "
+print(f"SCALE {int(j['SCALE'])}, cap {int(sys.argv[2]) / 2**30:.2f} GiB, adjacency {j['adjacency_bytes'] / 2**30:.2f} GiB "
       f"({j['adjacency_bytes'] / int(sys.argv[2]):.1f}x the cap), {len(s)} searches, validated: {j['validated']}")
 print(f"kernel 0: {j['graph_generation']:.1f} s; kernel 1: {j['construction_time']:.1f} s (CSR build "
       f"{j['csr_build_time']:.1f} s in {j['csr_build_passes']} passes, cache load {j['cache_load_time']:.1f} s)")

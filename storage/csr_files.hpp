@@ -95,7 +95,7 @@ class CsrWriter {
   void append(int part, const void* ids, uint64_t count);     // partitions in order 0..K-1
   void finish_part(int part);                                 // pads and syncs partition part's file
   void write_meta(const void* data, uint64_t bytes);          // may be called repeatedly, in order
-  void set_many_duplicates(uint64_t count) { layout_.many_duplicates = count; }  // before write_meta
+  void set_many_duplicates(uint64_t count) { layout_.many_duplicates = count; }  // before commit
   void commit(double build_seconds);                           // header last, then rename into place
   const CsrLayout& layout() const { return layout_; }
 
