@@ -35,11 +35,11 @@ for scale in "${scales[@]}"; do
   io=$((threads * 64 * 128 * 1024))       # default --io-depth and --io-request
   budgets=(${BUDGETS:-10 25 50 100})
   # The on-disk CSR is built once, under a cap, by a one-root run whose budget is the first abs: budget or a
-  # quarter of the pre-deduplication adjacency (its O(N) scratch is about 21 bytes a vertex, so the cap allows
-  # 24); that run also gives the adjacency size.
+  # quarter of the pre-deduplication adjacency, under the run's own cap (budget + state: the build's O(N) is 13
+  # bytes a vertex); that run also gives the adjacency size.
   build=$(( (1 << scale) * 16 * 2 * 4 / 4 + io ))
   [[ ${budgets[0]} == abs:* ]] && build=$(numfmt --from=iec "${budgets[0]#abs:}")
-  out=$(run_capped $((n * 24 + build + slack)) "$strata" run --graph "$g" --roots 1 --threads "$threads" \
+  out=$(run_capped $((state + build + slack)) "$strata" run --graph "$g" --roots 1 --threads "$threads" \
     --placement out-of-core --dram-budget "$build" --no-validate --json /tmp/strata-bench-oc.json)
   adj=$(json_get /tmp/strata-bench-oc.json '["adjacency_bytes"]')
   log "SCALE $scale: adjacency $adj bytes; CSR $( [[ $(json_get /tmp/strata-bench-oc.json '["csr_reused"]') == True ]] && echo reused || echo built) in $(json_get /tmp/strata-bench-oc.json '["csr_build_time"]') s, cgroup peak $(awk '/^peak_bytes:/ {print $2}' <<<"$out")"
