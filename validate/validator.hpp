@@ -88,8 +88,9 @@ bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, st
 
 // A batch of searches checked in one pass over the tuples. Their levels and parents are stored vertex-major: a
 // vertex's row holds every search's level, parent hash (a byte each) and tree-edge-seen bit, and a second row
-// every search's parent, read only where a hash matches; so each tuple end costs one random access (a line
-// per 28 searches) for the whole batch instead of three per search, and the pass over the tuples is shared.
+// every search's parent, read only where a hash matches; so each tuple end costs one random access (a cache
+// line holds about 30 searches' row) for the whole batch instead of three per search, and the pass over the
+// tuples is shared.
 // A tree deeper than 254 is checked on its own.
 // Checked in place (Level = int32_t, one search): its parents where the search wrote them, its levels in the
 // rule-1 scratch (e.g. the search's idle memory), so that validation adds only a bitmap to the run's peak.
