@@ -148,6 +148,11 @@ uint64_t tiered_search_bytes(uint64_t n, int id_bytes) {
   return 2 * n * uint64_t(id_bytes) + 4 * ((n + 63) / 64 * 8);  // parents, output parents; four bitmaps
 }
 
+uint64_t tiered_build_state_bytes(uint64_t n, int id_bytes) {
+  const uint64_t id = uint64_t(id_bytes);
+  return n * std::max(id + 8 + 1, 2 * id + 1);
+}
+
 uint64_t io_buffer_bytes(int threads, const IoOptions& io) { return uint64_t(threads) * io.depth * io.request_bytes; }
 
 uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept) {

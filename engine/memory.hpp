@@ -28,6 +28,11 @@ uint64_t tiered_state_bytes(uint64_t n, int id_bytes);
 // between searches), and four bitmaps: frontier, next frontier, tails to read, tree edges seen (validation).
 uint64_t tiered_search_bytes(uint64_t n, int id_bytes);
 
+// The on-disk CSR build's O(N) besides its scratch (engine/build_csr_files.hpp): labels, 64-bit raw offsets and
+// duplicate counts while it scatters, labels both ways and duplicate counts at the end (13 bytes a vertex with
+// 32-bit ids, below the search's state: the rest of the state's allowance becomes build scratch).
+uint64_t tiered_build_state_bytes(uint64_t n, int id_bytes);
+
 // The out-of-core reads' buffers: threads x depth x request size.
 uint64_t io_buffer_bytes(int threads, const IoOptions& io);
 

@@ -208,8 +208,11 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   const uint64_t fixed = d.state + d.stream_buffers;
   d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
                            placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
-  // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state.
-  d.build_scratch = d.budget > 0 ? d.budget : (d.available > fixed ? (d.available - fixed) / 4 : 0);
+  // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state, plus
+  // the part of the state the build does not use (the search's arrays come after it): fewer passes.
+  const uint64_t build_state = tiered_build_state_bytes(dir.spec().vertex_count(), sizeof(Id));
+  d.build_scratch = (d.budget > 0 ? d.budget : (d.available > fixed ? (d.available - fixed) / 4 : 0)) +
+                    (d.state > build_state ? d.state - build_state : 0);
 
   const double t0 = now();
   const std::string path = CsrFiles::path_for(dir.path(), spec.parts);
