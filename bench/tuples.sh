@@ -19,8 +19,7 @@ source "$(dirname "$0")/loopfs.sh"
 echo "scale,tuples,kernel0_s,csr_build_s,csr_build_passes,validation_pass_s,tuple_file_bytes,csr_disk_bytes,budget_bytes,cap_bytes,runs,roots"
 for scale in "${scales[@]}"; do
   n=$((1 << scale))
-  budget=$(( n * 16 * 8 * pct / 100 )) cap=0
-  cap=$((budget + n * 16 + slack))
+  budget=$(( n * 16 * 8 * pct / 100 )) cap=$(( n * 16 * 8 * pct / 100 + n * 16 + slack ))
   [[ -f $mnt/g$scale/graph.hdr ]] || { log "SCALE $scale: writing the tuples"; "$strata" generate --scale "$scale" --out "$mnt/g$scale" 2>/dev/null; }
   [[ -f $mnt/s$scale/graph.hdr ]] || "$strata" generate --scale "$scale" --out "$mnt/s$scale" --no-tuples 2>/dev/null
   declare -A k0=() build=() passes=() pass=() sizes=()

@@ -100,9 +100,7 @@ int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots, bool b
   if (pg.report.kind != Placement::kInCore) {
     const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
     const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
-    int slots = int(std::min<uint64_t>(room / (g.n * (1 + sizeof(Id)) + 1), uint64_t(roots)));
-    while (slots > 1 && BatchValidator<Id>::batch_bytes(g.n, slots) > room) --slots;
-    return std::max(slots, 1);
+    return validation_slots_within(g.n, sizeof(Id), room, roots);
   }
   uint64_t raw_entries = 0;
 #pragma omp parallel for reduction(+ : raw_entries)
@@ -139,13 +137,12 @@ struct TupleValidation {
   GraphSearch<Id>& bfs;
   RunResult& result;
   const RunHooks& hooks;
-  uint64_t n;
   std::optional<BatchValidator<Id>> batch;  // absent: in place
   std::vector<size_t> waiting;              // the searches in the batch, by index
   double busy = 0;                          // seconds spent on the batch so far
 
   TupleValidation(const Source& s, GraphSearch<Id>& b, RunResult& r, const RunHooks& h, uint64_t vertices, int slots)
-      : source(s), bfs(b), result(r), hooks(h), n(vertices) {
+      : source(s), bfs(b), result(r), hooks(h) {
     if (slots > 1) batch.emplace(vertices, slots);
   }
   void add(size_t index, const SearchToCheck<Id>& s) {
@@ -156,29 +153,26 @@ struct TupleValidation {
       if (batch->full()) check();
       return;
     }
-    BatchValidator<Id, int32_t> alone(n, 1);
-    alone.add(s, bfs.idle_memory());
-    pass(alone, fmt::format("search {} in place", index));
-    record(index, alone.finish()[0], now() - t0);
+    const Verdict v = validate_search_in_place(source, s, bfs.idle_memory(), progress(fmt::format("search {} in place", index)));
+    ++result.validation.tuple_passes;
+    record(index, v, now() - t0);
   }
   void check() {  // the pass over the tuples for the searches waiting
     if (waiting.empty()) return;
     const double t0 = now();
-    pass(*batch, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
+    check_pass(source, *batch, progress(fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back())));
+    ++result.validation.tuple_passes;
     const std::vector<Verdict> verdicts = batch->finish();
     const double each = (busy + now() - t0) / double(waiting.size());
     for (size_t j = 0; j < waiting.size(); ++j) record(waiting[j], verdicts[j], each);
     waiting.clear();
     busy = 0;
   }
-  template <class Batch>
-  void pass(Batch& b, const std::string& what) {  // one pass over the tuples, its progress by chunk
-    std::atomic<uint64_t> done{0};
-    check_pass(source, b, [&] {
-      const uint64_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+  auto progress(std::string what) {  // a pass's progress, chunk by chunk, called from the OpenMP team
+    return [this, what = std::move(what), done = std::make_shared<std::atomic<uint64_t>>(0)] {
+      const uint64_t d = done->fetch_add(1, std::memory_order_relaxed) + 1;
       if (omp_get_thread_num() == 0) report(hooks, "validation", d, source.chunk_count(), what);
-    });
-    ++result.validation.tuple_passes;
+    };
   }
   void record(size_t index, const Verdict& v, double seconds) {
     SearchRecord& r = result.searches[index];

@@ -164,8 +164,12 @@ int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_en
   const uint64_t id = uint64_t(id_bytes);
   const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
   const uint64_t in_use = graph_bytes + 2 * n * id + n / 4;     // graph, two parent arrays, bitmaps
-  const uint64_t room = build_peak > in_use ? build_peak - in_use : 0;
-  uint64_t slots = std::min<uint64_t>(room / (n * (id + 1) + 1), uint64_t(roots));
+  return validation_slots_within(n, id_bytes, build_peak > in_use ? build_peak - in_use : 0, roots);
+}
+
+int validation_slots_within(uint64_t n, int id_bytes, uint64_t room, int roots) {
+  // From a guess at a parent and a level byte a search (below the true cost), down to what fits.
+  uint64_t slots = std::min<uint64_t>(room / (n * (uint64_t(id_bytes) + 1) + 1), uint64_t(roots));
   while (slots > 1 && validation_batch_bytes(n, id_bytes, int(slots)) > room) --slots;
   return int(std::max<uint64_t>(slots, 1));
 }

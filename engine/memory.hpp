@@ -47,6 +47,8 @@ uint64_t validation_batch_bytes(uint64_t n, int id_bytes, int slots);
 // that kernel 1's peak -- the pre-dedup adjacency of raw_entries, offsets, relabel map -- proved available
 // beyond the graph (graph_bytes) and the search: at least 1 (checked in place), at most roots.
 int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_entries, uint64_t graph_bytes, int roots);
+// The largest packed batch (at least 1, at most roots) whose validation_batch_bytes fit in `room`.
+int validation_slots_within(uint64_t n, int id_bytes, uint64_t room, int roots);
 
 // Every DRAM figure of a prepared graph (bytes).
 struct DramAccount {

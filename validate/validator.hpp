@@ -380,12 +380,14 @@ void check_pass(const Source& source, Batch& batch, OnChunk&& on_chunk) {
   });
 }
 
-// Checks a search on its own, in place, in one pass over the tuples (a deep tree, or a batch of one).
-template <class Id, class Source>
-Verdict validate_search_in_place(const Source& source, const SearchToCheck<Id>& s, std::span<int32_t> scratch) {
+// Checks a search on its own, in place, in one pass over the tuples (a deep tree, or a batch of one);
+// on_chunk() after each chunk.
+template <class Id, class Source, class OnChunk = void (*)()>
+Verdict validate_search_in_place(const Source& source, const SearchToCheck<Id>& s, std::span<int32_t> scratch,
+                                 OnChunk&& on_chunk = [] {}) {
   BatchValidator<Id, int32_t> v(source.spec().vertex_count(), 1);
   v.add(s, scratch);
-  check_pass(source, v, [] {});
+  check_pass(source, v, on_chunk);
   return v.finish()[0];
 }
 
