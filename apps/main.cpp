@@ -256,12 +256,14 @@ int main_checked(int argc, char** argv) {
   run->add_option("--numa-nodes", numa, "vertex partitions: auto (one per NUMA node) or K")->capture_default_str();
   run->add_flag("--no-validate", no_validate, "skip validation (results are then not submittable)");
   run->add_option("--validate-batch", cfg.validate_batch,
-                  "searches checked per pass over the tuples (default: what fits in kernel 1's peak memory)")
+                  "searches checked per validation pass (default: what fits in kernel 1's peak memory, or in a tiered "
+                  "run's budget)")
       ->check(CLI::Range(1, 1 << 20));
   std::string validate_against = "auto";
   run->add_option("--validate-against", validate_against,
-                  "csr: kernel 1's CSR, certified equal to the tuples in one pass (in-core only); tuples: a pass over "
-                  "the tuples per batch; auto: csr in-core, tuples otherwise")
+                  "csr: kernel 1's CSR (in-core: certified equal to the tuples in one pass; out-of-core and dax: the "
+                  "on-disk CSR, not certified, a sequential pass per batch of spilled searches); tuples: a pass over "
+                  "the tuples per batch; auto: csr in-core, else whichever takes fewer passes (tuples when equal)")
       ->capture_default_str();
   run->add_flag("--top-down-only", td_only, "never switch to bottom-up (for experiments)");
   run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");

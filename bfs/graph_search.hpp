@@ -47,6 +47,9 @@ class GraphSearch {
   // The internal parent array, idle between searches (a search resets it): lent out, e.g. to validation,
   // so that work between searches adds nothing to the peak. Read reached_raw_degree_sum() first.
   virtual std::span<int32_t> idle_memory() = 0;
+  // The last search's parents by internal id (kNoVertex: unreached), until the next search or until
+  // idle_memory() is written: it is the same array.
+  virtual const Id* internal_parents() const = 0;
   virtual uint64_t state_bytes() const = 0;      // DRAM of the search's own O(N) arrays (parents, bitmaps)
   virtual uint64_t io_buffer_bytes() const = 0;  // DRAM taken by I/O buffers (out-of-core)
   virtual bool registered_buffers() const = 0;

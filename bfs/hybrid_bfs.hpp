@@ -84,6 +84,8 @@ class HybridBfs final : public GraphSearch<Id> {
     return {reinterpret_cast<int32_t*>(parent_.data()), parent_.bytes() / sizeof(int32_t)};
   }
 
+  const Id* internal_parents() const override { return parent_.data(); }
+
   uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)

@@ -20,6 +20,7 @@
 #include "generators/edge_stream.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/graph_dir.hpp"
+#include "validate/csr_pass_validator.hpp"
 #include "validate/csr_validator.hpp"
 #include "validate/stats.hpp"
 #include "validate/validator.hpp"
@@ -129,6 +130,16 @@ void plant_cycle(Id* parent, uint64_t n, uint64_t root) {
     }
 }
 
+// A search's verdict into the result (the first failure becomes the run's).
+void record_verdict(RunResult& result, size_t index, const Verdict& v, double seconds) {
+  SearchRecord& r = result.searches[index];
+  r.validate_time = seconds;
+  r.valid = v.valid;
+  result.validation.time += seconds;
+  if (!r.valid && result.failure.empty())
+    result.failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
+}
+
 // Validation against the tuples as the searches end: each packed into a batch (one pass checks all of it), or,
 // with a batch of one, checked in place at once. A tree deeper than a packed level holds is checked in place.
 template <class Id, class Source>
@@ -174,13 +185,139 @@ struct TupleValidation {
       if (omp_get_thread_num() == 0) report(hooks, "validation", d, source.chunk_count(), what);
     };
   }
-  void record(size_t index, const Verdict& v, double seconds) {
-    SearchRecord& r = result.searches[index];
-    r.validate_time = seconds;
-    r.valid = v.valid;
-    result.validation.time += seconds;
-    if (!r.valid && result.failure.empty())
-      result.failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
+  void record(size_t index, const Verdict& v, double seconds) { record_verdict(result, index, v, seconds); }
+};
+
+// How a tiered run checks its searches against the on-disk CSR (validate/csr_pass_validator.hpp): searches
+// a pass, and whether the pass borrows the edge cache's DRAM (reloaded after it, before the next search).
+struct CsrPassPlan {
+  int slots = 0;  // 0: it does not fit
+  bool lend_cache = false;
+  uint64_t dram = 0, disk = 0;
+  std::string why_not;  // slots == 0: what is short
+};
+
+// The largest batch whose rows and buffers fit `room` and whose spill fits `disk_free`, at most `roots`.
+template <class Id>
+int csr_pass_slots(uint64_t n, uint64_t room, uint64_t disk_free, int roots) {
+  using V = CsrPassValidator<Id>;
+  int slots = 0;
+  while (slots < std::min(roots, V::kMaxSlots) && V::rows_bytes(n, slots + 1) + V::buffer_bytes(n, slots + 1) <= room &&
+         V::spill_bytes(n, slots + 1) <= disk_free)
+    ++slots;
+  return slots;
+}
+
+// The plan: what the budget's slack holds (as validation_batch reckons it), or with the cache lent when that
+// saves passes; `requested` (--validate-batch) is taken as asked or refused with the figures.
+template <class Id>
+CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
+  using V = CsrPassValidator<Id>;
+  const uint64_t n = pg.g.n;
+  const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
+  const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
+  const uint64_t lent = room + pg.dram.edge_cache;
+  const uint64_t disk = free_bytes_at(pg.report.csr_dir) / 10 * 9;  // a tenth left for the rest of the machine
+  CsrPassPlan plan;
+  auto take = [&](int slots, bool lend) {
+    plan.slots = slots;
+    plan.lend_cache = lend && slots > 0;
+    plan.dram = slots > 0 ? V::rows_bytes(n, slots) + V::buffer_bytes(n, slots) : 0;
+    plan.disk = V::spill_bytes(n, slots);
+  };
+  if (requested > 0) {
+    const int slots = std::min({requested, roots, V::kMaxSlots});
+    const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, slots), spill = V::spill_bytes(n, slots);
+    if (need > lent)
+      throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its levels; the "
+                              "budget's slack and the edge cache give {} (lower it)",
+                              slots, human_bytes(double(need)), human_bytes(double(lent))));
+    if (spill > disk)
+      throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of scratch space in {}; {} free "
+                              "(lower it)",
+                              slots, human_bytes(double(spill)), pg.report.csr_dir, human_bytes(double(disk))));
+    take(slots, need > room);
+    return plan;
+  }
+  const int kept = csr_pass_slots<Id>(n, room, disk, roots), with_cache = csr_pass_slots<Id>(n, lent, disk, roots);
+  auto passes = [&](int slots) { return slots > 0 ? (roots + slots - 1) / slots : INT32_MAX; };
+  take(passes(with_cache) < passes(kept) ? with_cache : kept, passes(with_cache) < passes(kept));
+  if (plan.slots == 0)
+    plan.why_not = V::spill_bytes(n, 1) > disk
+                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
+                                     pg.report.csr_dir, human_bytes(double(disk)))
+                       : fmt::format("{} of DRAM for one search's levels, {} with the edge cache lent",
+                                     human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, 1))), human_bytes(double(lent)));
+  return plan;
+}
+
+// Validation against the on-disk CSR as the searches end: each spilled, the batch checked in one sequential
+// pass; the edge cache freed for the pass and reloaded after it when the plan lends it. A tree deeper than a
+// level byte is checked in place against the tuples.
+template <class Id, class Source>
+struct CsrPassValidation {
+  PlacedGraph<Id>& pg;
+  const Source& source;
+  GraphSearch<Id>& bfs;
+  RunResult& result;
+  const RunHooks& hooks;
+  CsrPassValidator<Id> batch;
+  bool lend_cache;
+  std::vector<size_t> waiting;
+  double busy = 0;
+
+  CsrPassValidation(PlacedGraph<Id>& g, const Source& s, GraphSearch<Id>& b, RunResult& r, const RunHooks& h,
+                    const CsrPassPlan& plan)
+      : pg(g), source(s), bfs(b), result(r), hooks(h), batch(g.g, *g.files, g.report.csr_dir, plan.slots),
+        lend_cache(plan.lend_cache) {}
+
+  void add(size_t index, const SearchToCheck<Id>& s, bool more) {
+    const double t0 = now();
+    Verdict v;
+    switch (batch.add(s, bfs.internal_parents(), bfs.idle_memory(), v)) {
+      case CsrPassValidator<Id>::Added::kAdded:
+        busy += now() - t0;
+        waiting.push_back(index);
+        if (batch.full() || !more) check(more);
+        return;
+      case CsrPassValidator<Id>::Added::kChecked:
+        record_verdict(result, index, v, now() - t0);
+        break;
+      case CsrPassValidator<Id>::Added::kTooDeep: {
+        auto on_chunk = [&, done = std::make_shared<std::atomic<uint64_t>>(0)] {
+          const uint64_t d = done->fetch_add(1, std::memory_order_relaxed) + 1;
+          if (omp_get_thread_num() == 0)
+            report(hooks, "validation", d, source.chunk_count(), fmt::format("search {} in place (a deep tree)", index));
+        };
+        v = validate_search_in_place(source, s, bfs.idle_memory(), on_chunk);
+        ++result.validation.tuple_passes;
+        record_verdict(result, index, v, now() - t0);
+        break;
+      }
+    }
+    if (!more) check(false);
+  }
+  void check(bool more) {  // the pass for the searches waiting, the cache lent and given back if asked
+    if (waiting.empty()) return;
+    const double t0 = now();
+    if (lend_cache) pg.cache.adj = NumaArray<Id>();
+    const std::string what = fmt::format("searches {}-{} in one pass over the on-disk CSR", waiting.front(), waiting.back());
+    const std::vector<Verdict> verdicts = batch.check([&](uint64_t d, uint64_t t) { report(hooks, "validation", d, t, what); });
+    ++result.validation.csr_passes;
+    if (lend_cache && more) {
+      const double r0 = now();
+      EdgeCache<Id> fresh = pg.mappings.empty()
+                                ? load_edge_cache(pg.g, *pg.files, pg.cache.k, pg.cache.hub_degree,
+                                                  [&](uint64_t d, uint64_t t) { report(hooks, "validation: reloading the edge cache", d, t); })
+                                : load_edge_cache_mapped(pg.g, *pg.files, prepare_detail::mapped_bases(pg), pg.cache.k,
+                                                         pg.cache.hub_degree);
+      pg.cache.adj = std::move(fresh.adj);  // the search refers to pg.cache: same index, same K
+      result.validation.cache_reload_time += now() - r0;
+    }
+    const double each = (busy + now() - t0) / double(waiting.size());
+    for (size_t j = 0; j < waiting.size(); ++j) record_verdict(result, waiting[j], verdicts[j], each);
+    waiting.clear();
+    busy = 0;
   }
 };
 
@@ -211,21 +348,49 @@ std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& sou
 }
 
 // Kernel 2 and validation: the warm-up, then each root's search timed alone, validated against the CSR right
-// after it, or against the tuples in packed batches.
+// after it (in-core), against the on-disk CSR in spilled batches (tiered), or against the tuples in packed
+// batches. A tiered run left to choose (--validate-against auto) takes the on-disk CSR only where it needs
+// fewer passes than the tuples (a tight budget), since the tuples are the input itself.
 template <class Id, class Source>
-void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, const PlacedGraph<Id>& pg,
+void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
                   GraphSearch<Id>& bfs, const RunHooks& hooks) {
   const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
   const std::vector<Id> internal = internal_ids(pg.g, roots);
-  const bool against_csr = cfg.validate && result.validation.method == ValidationMethod::kCsr;
+  const bool tiered = pg.report.kind != Placement::kInCore, budget_given = cfg.place.dram_budget > 0;
+  const int count = int(roots.size());
+  std::optional<CsrPassPlan> plan;
+  if (cfg.validate && tiered && result.validation.method != ValidationMethod::kTuples) {
+    auto passes = [&](int slots) { return slots > 0 ? (count + slots - 1) / slots : INT32_MAX; };
+    if (result.validation.method == ValidationMethod::kAuto && cfg.validate_batch > 0) {
+      result.validation.method = ValidationMethod::kTuples;  // a batch asked for: as many passes either way
+    } else if (result.validation.method == ValidationMethod::kAuto) {
+      const CsrPassPlan fit = csr_pass_plan(pg, 0, count, budget_given);
+      const bool fewer = passes(fit.slots) < passes(validation_batch(pg, 0, count, budget_given));
+      result.validation.method = fewer ? ValidationMethod::kCsr : ValidationMethod::kTuples;
+    }
+    if (result.validation.method == ValidationMethod::kCsr) {
+      plan = csr_pass_plan(pg, cfg.validate_batch, count, budget_given);
+      if (plan->slots == 0)
+        throw Error("--validate-against csr cannot check even one search a pass against the on-disk CSR: it needs " +
+                    plan->why_not + " (use --validate-against tuples)");
+    }
+  }
+  const bool against_csr = cfg.validate && !tiered && result.validation.method == ValidationMethod::kCsr;
   const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(result, source, pg, hooks) : std::nullopt;
   if (against_csr && !csr) return;
-  result.validate_batch = cfg.validate && !against_csr
-                              ? validation_batch(pg, cfg.validate_batch, int(roots.size()), cfg.place.dram_budget > 0)
-                              : 1;
+  result.validate_batch = !cfg.validate || against_csr ? 1
+                          : plan                       ? plan->slots
+                                                       : validation_batch(pg, cfg.validate_batch, count, budget_given);
+  if (plan) {
+    result.validation.lent_cache = plan->lend_cache;
+    result.validation.spill_bytes = plan->disk;
+    pg.dram.validation_batch = plan->dram;
+  }
   std::vector<Id> parent(pg.g.n);  // the search's output, in input labels
   TupleValidation<Id, Source> tuples(source, bfs, result, hooks, pg.g.n,
-                                     cfg.validate && !csr ? result.validate_batch : 1);
+                                     cfg.validate && !csr && !plan ? result.validate_batch : 1);
+  std::optional<CsrPassValidation<Id, Source>> on_disk;
+  if (plan) on_disk.emplace(pg, source, bfs, result, hooks, *plan);
   bfs.search(internal[0], parent.data());  // warm-up search, untimed and not reported
   for (size_t i = 0; i < roots.size(); ++i) {
     const double s0 = now();
@@ -238,13 +403,16 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
     stats.levels.clear();
     result.search_stats.push_back(std::move(stats));
     const SearchToCheck<Id> check{roots[i], parent.data(), nedge};
+    const bool more = i + 1 < roots.size();
     if (csr) {
       const double v0 = now();
       const Verdict v = csr->check(check, bfs.idle_memory());
       tuples.record(i, v, now() - v0);
+    } else if (on_disk) {
+      on_disk->add(i, check, more);
     } else if (cfg.validate) {
       tuples.add(i, check);
-      if (i + 1 == roots.size()) tuples.check();
+      if (!more) tuples.check();
     }
     report(hooks, "kernel 2", i + 1, roots.size(), fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
   }
@@ -261,15 +429,18 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   r.construction_time = pg.construction_time;
   r.placement = pg.report;
   r.dram = pg.dram;
+  const bool on_disk = pg.report.kind != Placement::kInCore && r.validation.method == ValidationMethod::kCsr;
   const bool packed = r.validate && r.validation.method == ValidationMethod::kTuples && r.validate_batch > 1;
-  const uint64_t in_place_bits = r.validate && !packed ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
-  r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
+  const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
+  if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
   if (pg.report.kind != Placement::kInCore)  // what is allocated: graph metadata, cache index, search, output
     r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs.state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
   r.io_buffer_bytes = bfs.io_buffer_bytes();
   r.registered_buffers = bfs.registered_buffers();
-  r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), 1) + r.io_buffer_bytes + r.dram.validation_batch;
-  if (r.validate && r.validation.method == ValidationMethod::kCsr)
+  // A lent edge cache is given back to the pass: the larger of the two is the peak.
+  const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
+  r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), 1) + r.io_buffer_bytes + r.dram.validation_batch - lent;
+  if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
 
@@ -339,14 +510,10 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
                 std::string(placement_name(cfg.place.kind)));
   const bool in_core = cfg.place.kind == Placement::kInCore;
-  if (cfg.validate_against == ValidationMethod::kCsr && !in_core)
-    throw Error(fmt::format("--validate-against csr needs the adjacency in DRAM; --placement {} keeps it on storage "
-                            "(use --validate-against tuples)",
-                            placement_name(cfg.place.kind)));
   RunResult r;
-  r.validation.method = cfg.validate_against == ValidationMethod::kAuto
-                            ? (in_core ? ValidationMethod::kCsr : ValidationMethod::kTuples)
-                            : cfg.validate_against;
+  // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
+  r.validation.method = cfg.validate_against == ValidationMethod::kAuto && in_core ? ValidationMethod::kCsr
+                                                                                 : cfg.validate_against;
   const bool against_csr = cfg.validate && r.validation.method == ValidationMethod::kCsr;
   r.graph_dir = cfg.graph_dir;
   r.threads = omp_get_max_threads();

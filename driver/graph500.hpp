@@ -18,7 +18,8 @@
 namespace strata {
 
 // What validation checks the searches against: the input tuples (one pass per batch of searches), or kernel
-// 1's CSR, certified equal to the tuples in one pass (validate/csr_validator.hpp; needs the adjacency in DRAM).
+// 1's CSR: in-core certified equal to the tuples in one pass (validate/csr_validator.hpp); out-of-core and DAX
+// the on-disk CSR, one sequential pass per spilled batch, not certified (validate/csr_pass_validator.hpp).
 enum class ValidationMethod { kAuto, kTuples, kCsr };
 const char* validation_method_name(ValidationMethod m);
 std::optional<ValidationMethod> validation_method_from_name(const std::string& name);  // nullopt if unknown
@@ -26,8 +27,14 @@ std::optional<ValidationMethod> validation_method_from_name(const std::string& n
 struct ValidationReport {
   ValidationMethod method = ValidationMethod::kTuples;
   int tuple_passes = 0;         // passes over the tuples (the certificate is one)
-  double certificate_time = 0;  // seconds certifying the CSR (kCsr)
+  double certificate_time = 0;  // seconds certifying the CSR (kCsr in-core)
   double time = 0;              // seconds checking searches, the certificate excluded
+  // kCsr tiered: passes over the on-disk CSR (not certified against the tuples), the scratch disk the spilled
+  // searches took, whether the edge cache's DRAM was lent to the passes and how long reloading it took.
+  int csr_passes = 0;
+  uint64_t spill_bytes = 0;
+  bool lent_cache = false;
+  double cache_reload_time = 0;
 };
 
 // What a run was asked to do.
@@ -40,7 +47,8 @@ struct RunConfig {
   BfsOptions bfs;
   bool validate = true;
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
-  ValidationMethod validate_against = ValidationMethod::kAuto;  // kAuto: the CSR in-core, else the tuples
+  // kAuto: the CSR in-core; tiered, the on-disk CSR where it takes fewer passes than the tuples, else the tuples
+  ValidationMethod validate_against = ValidationMethod::kAuto;
   int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
   bool corrupt_csr = false;  // testing: swap two vertices' labels after kernel 1 (the CSR certificate must refuse)
   int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8

@@ -177,17 +177,24 @@ uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount
   return k;
 }
 
+// DAX: where each partition file is mapped.
+template <class Id>
+std::vector<const char*> mapped_bases(const PlacedGraph<Id>& pg) {
+  std::vector<const char*> bases;
+  for (const PmemMapping& m : pg.mappings) bases.push_back(m.data());
+  return bases;
+}
+
 // DAX: the partition files mapped; the cache copied out of the mapping.
 template <class Id>
 void map_partitions(PlacedGraph<Id>& out, const std::string& path, uint64_t k, uint64_t hub_degree) {
-  std::vector<const char*> bases;
   out.report.is_pmem = true;
   for (int p = 0; p < out.files->layout().parts(); ++p) {
     out.mappings.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
     out.report.is_pmem = out.report.is_pmem && out.mappings.back().is_pmem();
     out.report.mapped_bytes += out.mappings.back().size();
-    bases.push_back(out.mappings.back().data());
   }
+  const std::vector<const char*> bases = mapped_bases(out);
   if (!out.report.is_pmem)
     std::fprintf(stderr, "strata: warning: %s is not on persistent memory (no DAX mapping): the search reads it "
                          "through the page cache\n", path.c_str());

@@ -13,6 +13,10 @@
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
 #include "core/error.hpp"
+#include "engine/build_csr_files.hpp"
+#include "storage/graph_dir.hpp"
+#include "test_util.hpp"
+#include "validate/csr_pass_validator.hpp"
 #include "validate/csr_validator.hpp"
 #include "validate/stats.hpp"
 #include "validate/validator.hpp"
@@ -20,8 +24,37 @@
 namespace strata {
 namespace {
 
-// One correct search, built once for the suite; each test plants its error into a copy and checks it both
-// against the tuples and against the certified CSR (the parameter).
+// The suite's graph as an out-of-core run has it: a graph directory, its on-disk CSR in two partitions, the O(N)
+// arrays loaded, and the inverse of its labels (to give the searches' internal parents).
+struct OnDiskGraph {
+  test::TempDir tmp;
+  CsrFiles files;
+  Csr<uint32_t> g;
+  std::vector<uint32_t> from_input;
+  explicit OnDiskGraph(const KroneckerSpec& spec) {
+    write_graph_dir(Kronecker(spec), tmp / "g", false);
+    const GraphDir dir = GraphDir::open(tmp / "g");
+    const std::string path = CsrFiles::path_for(dir.path(), 2);
+    build_csr_files<uint32_t>(dir, path, 2, Topology::detect(), uint64_t(1) << 20, {}, nullptr);
+    files = CsrFiles::open(path, dir.header_hash(), spec.scale);
+    g = load_csr_meta<uint32_t>(files);
+    from_input.resize(g.n);
+    for (uint64_t v = 0; v < g.n; ++v) from_input[g.to_input[v]] = uint32_t(v);
+  }
+  // A search's internal parents from its output: what a search that wrote this output holds.
+  std::vector<uint32_t> internal(const std::vector<uint32_t>& out) const {
+    std::vector<uint32_t> p(g.n);
+    for (uint64_t v = 0; v < g.n; ++v) {
+      const uint32_t q = out[g.to_input[v]];
+      p[v] = q == kNoVertex<uint32_t> || q >= g.n ? q : from_input[q];
+    }
+    return p;
+  }
+};
+
+// One correct search, built once for the suite; each test plants its error into a copy and checks it against
+// the tuples (alone and in a packed batch), the certified CSR, and the on-disk CSR in a spilled batch (the
+// parameter).
 class PlantedErrors : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
@@ -44,6 +77,7 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
   }
   static void TearDownTestSuite() {
     csr.reset();
+    disk.reset();
     g = Csr<uint32_t>();
   }
   Verdict check(const std::vector<uint32_t>& p, uint64_t claimed) {
@@ -60,8 +94,36 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
         }
       return v[9];
     }
+    if (GetParam() == "ondisk") return check_on_disk(p, claimed);
     if (!csr) csr.emplace(g, source);
     return csr->check(c);
+  }
+  // Slot 9 of a spilled batch of 11 among correct results, checked in one pass in 4 KiB steps (so that lists
+  // cross the steps' edges) over a two-partition on-disk CSR.
+  // internal: the planted search's own parents (default: the output's, translated).
+  Verdict check_on_disk(const std::vector<uint32_t>& p, uint64_t claimed, std::vector<uint32_t> internal = {}) {
+    if (!disk) disk.emplace(spec);
+    CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, 4096);
+    std::vector<int32_t> scratch(g.n);
+    const std::vector<uint32_t> good = disk->internal(parent), planted = internal.empty() ? disk->internal(p) : internal;
+    Verdict now;
+    std::optional<Verdict> at_once;
+    for (int i = 0; i < 11; ++i) {
+      const bool mine = i == 9;
+      const SearchToCheck<uint32_t> c{root, mine ? p.data() : parent.data(), mine ? claimed : nedge};
+      const auto added = batch.add(c, mine ? planted.data() : good.data(), scratch, now);
+      EXPECT_NE(added, CsrPassValidator<uint32_t>::Added::kTooDeep);
+      if (added == CsrPassValidator<uint32_t>::Added::kChecked) {
+        EXPECT_TRUE(mine) << "a correct result was refused: " << now.message;
+        at_once = now;
+      }
+    }
+    const std::vector<Verdict> v = batch.check();
+    for (size_t i = 0; i < v.size(); ++i)
+      if (i != 9 || at_once) {
+        EXPECT_TRUE(v[i].valid) << "a planted error leaked into slot " << i << ": " << v[i].message;
+      }
+    return at_once ? *at_once : v.at(9);
   }
   bool is_edge(uint64_t a, uint64_t b) {
     for (uint64_t x : adjacent[a])
@@ -89,6 +151,7 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
   static inline std::vector<int> level;
   static inline uint64_t nedge = 0;
   static inline std::optional<CsrValidator<uint32_t>> csr;
+  static inline std::optional<OnDiskGraph> disk;
 };
 
 TEST_P(PlantedErrors, CorrectResultPasses) {
@@ -172,6 +235,16 @@ TEST_P(PlantedErrors, ParentWithoutInputEdge) {
   FAIL() << "no candidate found";
 }
 
+TEST_P(PlantedErrors, IsolatedVertexWithAParent) {
+  // A vertex without edges hung from the root: levels stay consistent (rule 1), but no edge joins them.
+  auto p = parent;
+  uint64_t v = 0;
+  while (v < g.n && (!adjacent[v].empty() || v == root)) ++v;
+  ASSERT_LT(v, g.n);
+  p[v] = uint32_t(root);
+  expect_rule(check(p, nedge), {5}, "an isolated vertex with a parent");
+}
+
 TEST_P(PlantedErrors, OutOfRangeParent) {
   auto p = parent;
   uint64_t v = 0;
@@ -197,7 +270,7 @@ TEST_P(PlantedErrors, WrongNedge) {
 TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   auto bad = parent;
   bad[root] = kNoVertex<uint32_t>;
-  if (GetParam() == "csr") {  // one search at a time: a failure must not stick to the next
+  if (GetParam() == "csr" || GetParam() == "ondisk") {  // a failure must not stick to the next check
     EXPECT_FALSE(check(bad, nedge).valid);
     EXPECT_TRUE(check(parent, nedge).valid);
     return;
@@ -208,8 +281,24 @@ TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   EXPECT_FALSE(v[1].valid);
 }
 
-INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "packed", "csr"),
+INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "packed", "csr", "ondisk"),
                          [](const auto& param_info) { return param_info.param; });
+
+// What only the on-disk CSR's validation checks: rules 3-5 run on the search's internal parents, so they must
+// be the output's.
+class OnDiskOnly : public PlantedErrors {};
+INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk"), [](const auto& info) { return info.param; });
+
+TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
+  if (!disk) disk.emplace(spec);
+  std::vector<uint32_t> internal = disk->internal(parent);
+  uint64_t v = 0;
+  while (internal[v] == kNoVertex<uint32_t> || internal[v] == v) ++v;
+  internal[v] = uint32_t(v);  // a self-parent the output does not have
+  const Verdict verdict = check_on_disk(parent, nedge, internal);
+  EXPECT_FALSE(verdict.valid);
+  EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
+}
 
 // A path of 300 vertices (0-1-2-...-299) as an edge source: a BFS tree from 0 is deeper than a packed level
 // byte holds, so a packed batch must check it in place, with the same rules.

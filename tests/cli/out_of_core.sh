@@ -79,4 +79,31 @@ assert a['validation_batch_bytes'] > 0 and a['tuple_file_bytes'] == 0 and a['csr
 expect_error "a planted cycle in a packed batch" "validation failed for search 5" "$strata" run --graph "$tmp/s12" \
   --roots 6 --placement out-of-core --dram-budget 40M --validate-batch 4 --debug-corrupt-search 5
 
+# Validation against the on-disk CSR (issue 11): spilled batches, one sequential pass each, the edge cache lent
+# to the pass and reloaded (a budget the cache fills); answers equal in-core; a planted cycle caught; a scratch
+# file that cannot be reserved refused by name; a tight budget left to choose takes it (fewer passes).
+"$strata" generate --scale 16 --out "$tmp/o16" 2>/dev/null
+"$strata" run --graph "$tmp/o16" --roots 6 --json "$tmp/ic16.json" >/dev/null
+tight=(--placement out-of-core --dram-budget 4M --io-depth 4 --io-request 8K)
+"$strata" run --graph "$tmp/o16" --roots 6 "${tight[@]}" --numa-nodes 3 --validate-against csr --validate-batch 3 \
+  --json "$tmp/vc.json" >"$tmp/vc.txt"
+expect "on-disk CSR validation: same answers, 2 passes, the cache lent and reloaded" python3 -c "
+import json; a = json.load(open('$tmp/vc.json')); b = json.load(open('$tmp/ic16.json'))
+assert [s['nedge'] for s in a['searches']] == [s['nedge'] for s in b['searches']]
+assert a['validated'] and a['validation_method'] == 'csr' and not a['validation_csr_certified'], a
+assert a['validation_csr_passes'] == 2 and a['validation_tuple_passes'] == 0 and a['validate_batch'] == 3, a
+assert a['validation_lent_cache'] and a['validation_cache_reload_time'] > 0 and a['validation_spill_bytes'] > 0, a
+assert all(s['valid'] for s in a['searches'])"
+expect "the output says the CSR is not certified" grep -q "^validation: every search checked against kernel 1's on-disk CSR .*not certified" "$tmp/vc.txt"
+expect "no scratch file is left" bash -c "! ls -a '$tmp/o16/csr-p3' | grep -q spill"
+expect_error "a planted cycle in a spilled batch" "validation failed for search 4 (root" "$strata" run --graph "$tmp/o16" \
+  --roots 6 "${tight[@]}" --validate-against csr --validate-batch 3 --debug-corrupt-search 4
+"$strata" run --graph "$tmp/o16" --roots 1 --placement out-of-core --no-validate >/dev/null
+expect_error "scratch space that cannot be reserved" "of scratch space for validation in $tmp/o16/csr-p1" \
+  bash -c "ulimit -f 100; exec '$strata' run --graph '$tmp/o16' --roots 2 ${tight[*]} --validate-against csr"
+"$strata" run --graph "$tmp/o16" --roots 6 "${tight[@]}" --json "$tmp/va.json" >/dev/null
+expect "a tight budget left to choose validates against the on-disk CSR" python3 -c "
+import json; a = json.load(open('$tmp/va.json'))
+assert a['validated'] and a['validation_method'] == 'csr' and a['validation_csr_passes'] < 6, a"
+
 finish

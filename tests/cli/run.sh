@@ -50,8 +50,6 @@ done
 expect "damaged CSR fails the run" test $? -eq 1
 expect "the certificate names it" grep -q "^validation failed: kernel 1's graph does not match the tuples: " "$tmp/badcsr.txt"
 expect "no statistics after a damaged CSR" bash -c "! grep -q TEPS '$tmp/badcsr.txt'"
-expect_error "csr needs DRAM" "--validate-against csr needs the adjacency in DRAM; --placement out-of-core keeps it on storage" \
-  "$strata" run --graph "$tmp/g" --placement out-of-core --validate-against csr
 expect_error "unknown method" "unknown --validate-against 'both': expected auto, csr or tuples" \
   "$strata" run --scale 9 --validate-against both
 

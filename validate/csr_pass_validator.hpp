@@ -1,0 +1,388 @@
+// Graph500 validation of out-of-core and DAX searches against kernel 1's on-disk CSR, one sequential pass over
+// it per batch of searches (the reference's -DREUSE_CSR_FOR_VALIDATION, for graphs larger than DRAM). As each
+// search ends, its result goes to a scratch file (storage/spill_file.hpp): its internal parent array and its
+// levels, a byte a vertex. A pass loads the batch's levels vertex-major (a vertex's row: a byte per search)
+// and reads the CSR once, in order, with the batch's parents of the vertices it is at:
+//   rule 1       levels from the output parent tree, when the search is added (the tuple validator's walk);
+//                and the internal parents must be the output's, translated (the pass checks those)
+//   rules 3, 4   every entry (v,w) with w < v (each edge once) joins levels that differ by at most one, never
+//                reached and unreached: one random row load a entry, sixteen searches a vector operation
+//   rule 5       each reached vertex's parent is in its list (lists are sorted)
+//   nedge        the raw degrees of the reached vertices over 2
+// Every 4 MiB block of the adjacency is checked against its checksum as the pass reads it. What it does not do
+// is certify that the CSR is the tuples' graph (the in-core certificate needs the adjacency in DRAM; the
+// reference does not certify either): runs that use it say so. Levels are bytes: a tree deeper than 254 is
+// left to the caller (checked in place against the tuples).
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/ids.hpp"
+#include "engine/csr.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/hash.hpp"
+#include "storage/spill_file.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+
+template <class Id>
+class CsrPassValidator {
+ public:
+  static constexpr int kMaxSlots = 64;                      // a found-parent bit per search in a word
+  static constexpr uint64_t kUnitBytes = uint64_t(256) << 10;  // adjacency read per step (1/16 block)
+  static constexpr uint64_t kChunk = uint64_t(256) << 10;     // vertices spilled per write
+  static constexpr uint8_t kUnreached = 255;
+
+  // Scratch disk for `slots` searches: internal parents and byte levels of every vertex.
+  static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * slot_bytes(n); }
+  // DRAM while searches are added (the spill buffer) and during a pass besides the rows: the level load's
+  // buffers or two units' adjacency and parents and a found word a vertex, whichever is larger.
+  static uint64_t buffer_bytes(uint64_t n, int slots) {
+    const uint64_t unit_vertices = std::min(kUnitBytes / sizeof(Id), n) + 2, chunk = chunk_for(n);
+    const uint64_t unit = kUnitBytes + uint64_t(slots) * AlignedBuffer::bytes_for_range(unit_vertices * sizeof(Id));
+    return std::max(uint64_t(slots) * chunk, 2 * unit + unit_vertices * 8) + chunk * sizeof(Id);
+  }
+  // The rows: a byte a vertex a search, and a vector's load of padding.
+  static uint64_t rows_bytes(uint64_t n, int slots) { return n * uint64_t(slots) + 64; }
+
+  // The scratch file goes in scratch_dir. unit_bytes (a multiple of 4 KiB dividing 4 MiB): small in tests, so
+  // that lists cross the steps' edges.
+  CsrPassValidator(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots,
+                   uint64_t unit_bytes = kUnitBytes)
+      : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)), unit_bytes_(std::min(unit_bytes, kUnitBytes)),
+        spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"), chunk_(chunk_for(g.n)), buffer_(chunk_ * sizeof(Id)) {
+    if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
+      throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
+  }
+
+  int slots() const { return slots_; }
+  int size() const { return int(search_.size()); }
+  bool full() const { return size() == slots_; }
+  bool spills_direct() const { return spill_.direct(); }
+
+  enum class Added { kAdded, kChecked, kTooDeep };
+  // One more search: output parents (input labels) in s, its internal parents (by internal id). Checks rule 1
+  // and the translation, then spills both to the next slot: kAdded. A broken tree is judged at once (kChecked,
+  // verdict set); a tree deeper than a byte is left to the caller (kTooDeep). scratch: n int32 for the levels;
+  // it may be the internal parents' own memory (they are spilled before it is written).
+  Added add(const SearchToCheck<Id>& s, const Id* internal_parent, std::span<int32_t> scratch, Verdict& verdict);
+  // The pass: rules 3, 4, 5 and nedge for every search added; one verdict each, in the order added. Empties
+  // the batch. progress(done, total) after each step, on the calling thread.
+  std::vector<Verdict> check(const std::function<void(uint64_t, uint64_t)>& progress = {});
+
+ private:
+  struct Unit {  // entries [e0, e1) of partition part's file, bytes [offset, offset + length) of it
+    int part;
+    uint64_t offset, length, e0, e1, va, vb;  // vertices [va, vb) have entries in [e0, e1)
+  };
+  struct UnitData {
+    AlignedBuffer adj;
+    std::vector<AlignedBuffer> parents;
+    std::vector<const Id*> parent;  // by slot: parent[s][v - va]
+  };
+
+  static uint64_t chunk_for(uint64_t n) { return std::min(kChunk, align_up(n)); }  // vertices a spill write
+  static uint64_t slot_bytes(uint64_t n) { return align_up(n * sizeof(Id)) + align_up(n); }
+  uint64_t parents_at(int s) const { return uint64_t(s) * slot_bytes(g_.n); }
+  uint64_t levels_at(int s) const { return parents_at(s) + align_up(g_.n * sizeof(Id)); }
+  std::vector<Unit> units() const;
+  void read_unit(const Unit& u, UnitData& d, Xxh3Stream& block_hash);
+  void check_unit(const Unit& u, const UnitData& d);
+  void load_rows();
+  void finish_vertex(uint64_t v, uint64_t found);  // rule 5 once v's whole list was seen
+  void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
+  std::string label(uint64_t v) const { return std::to_string(uint64_t(g_.to_input[v])); }
+  void fail(int s, int rule, const std::string& what) {
+    std::lock_guard lock(mutex_);
+    Verdict& v = verdict_[s];
+    if (v.valid || rule < v.rule) v = {false, rule, rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what, 0};
+  }
+  uint8_t level(int s, uint64_t v) const { return rows_[v * uint64_t(slots_) + uint64_t(s)]; }
+
+  const Csr<Id>& g_;
+  const CsrFiles& files_;
+  int slots_;
+  uint64_t unit_bytes_;
+  SpillFile spill_;
+  uint64_t chunk_;        // vertices a spill write or level load
+  AlignedBuffer buffer_;  // spilling: chunk_ ids
+  std::vector<SearchToCheck<Id>> search_;
+  std::vector<Verdict> verdict_;
+  NumaArray<uint8_t> rows_;  // during a pass: rows_[v * slots + s] = level of v in search s (kUnreached)
+  uint64_t carry_v_ = UINT64_MAX, carry_found_ = 0;  // the vertex whose list goes on into the next unit
+  std::mutex mutex_;
+};
+
+template <class Id>
+typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToCheck<Id>& s, const Id* internal_parent,
+                                                               std::span<int32_t> scratch, Verdict& verdict) {
+  const uint64_t n = g_.n;
+  const int slot = size();
+  const Id* to_input = g_.to_input.data();
+  Id* buf = reinterpret_cast<Id*>(buffer_.data());
+  uint64_t mismatch = UINT64_MAX;  // the first vertex whose two parents differ
+  for (uint64_t a = 0; a < n; a += chunk_) {
+    const uint64_t m = std::min(chunk_, n - a);
+#pragma omp parallel for schedule(static) reduction(min : mismatch)
+    for (uint64_t i = 0; i < m; ++i) {
+      const Id p = internal_parent[a + i];
+      buf[i] = p;
+      const Id expected = p == kNoVertex<Id> || p >= n ? p : to_input[p];  // out of range: rule 1 names it
+      if (s.parent[to_input[a + i]] != expected) mismatch = std::min(mismatch, a + i);
+    }
+    spill_.write(parents_at(slot) + a * sizeof(Id), buf, align_up(m * sizeof(Id)));
+  }
+  const Id mismatched = mismatch != UINT64_MAX ? internal_parent[mismatch] : Id(0);  // scratch may overwrite it
+  std::string why;
+  if (!validate_detail::tree_levels(n, s.parent, s.root, scratch.data(), why)) {
+    verdict = {false, 1, "rule 1: " + why, 0};
+    return Added::kChecked;
+  }
+  if (mismatch != UINT64_MAX) {
+    const Id p = mismatched;
+    verdict = {false, 7,
+               fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
+                           "the search's array",
+                           label(mismatch), uint64_t(s.parent[to_input[mismatch]]),
+                           p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : label(p)),
+               0};
+    return Added::kChecked;
+  }
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(buffer_.data());
+  const int32_t* level_by_label = scratch.data();
+  bool deep = false;
+  for (uint64_t a = 0; a < n && !deep; a += chunk_) {
+    const uint64_t m = std::min(chunk_, n - a);
+#pragma omp parallel for schedule(static) reduction(|| : deep)
+    for (uint64_t i = 0; i < m; ++i) {
+      const int32_t l = level_by_label[to_input[a + i]];
+      deep = deep || l >= int32_t(kUnreached);
+      bytes[i] = l < 0 ? kUnreached : uint8_t(l);
+    }
+    spill_.write(levels_at(slot) + a, bytes, align_up(m));
+  }
+  if (deep) return Added::kTooDeep;
+  search_.push_back(s);
+  verdict_.push_back(Verdict{});
+  return Added::kAdded;
+}
+
+// The batch's levels, slot by slot from the scratch file, transposed into vertex-major rows.
+template <class Id>
+void CsrPassValidator<Id>::load_rows() {
+  const uint64_t n = g_.n, b = uint64_t(slots_);
+  rows_ = NumaArray<uint8_t>(rows_bytes(n, slots_));
+  std::memset(rows_.data() + n * b, kUnreached, rows_.size() - n * b);
+  std::vector<AlignedBuffer> in;
+  for (int s = 0; s < slots_; ++s) in.emplace_back(chunk_);
+  for (uint64_t a = 0; a < n; a += chunk_) {
+    const uint64_t m = std::min(chunk_, n - a);
+    for (int s = 0; s < size(); ++s) spill_.read(levels_at(s) + a, in[size_t(s)].data(), align_up(m));
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < m; ++i) {
+      uint8_t* row = rows_.data() + (a + i) * b;
+      for (int s = 0; s < slots_; ++s) row[s] = s < size() ? uint8_t(in[size_t(s)].data()[i]) : kUnreached;
+    }
+  }
+}
+
+// The pass's steps: each partition file in kUnitBytes pieces, with the vertices whose lists they hold.
+template <class Id>
+std::vector<typename CsrPassValidator<Id>::Unit> CsrPassValidator<Id>::units() const {
+  const CsrLayout& L = files_.layout();
+  std::vector<Unit> out;
+  for (int p = 0; p < L.parts(); ++p) {
+    const uint64_t bytes = L.adj_file_bytes(p);
+    for (uint64_t off = 0; off < bytes; off += unit_bytes_) {
+      Unit u{p, off, std::min(unit_bytes_, bytes - off), 0, 0, 0, 0};
+      u.e0 = std::min(L.part_first[p + 1], L.part_first[p] + off / sizeof(Id));
+      u.e1 = std::min(L.part_first[p + 1], u.e0 + u.length / sizeof(Id));
+      // [va, vb): the vertices of partition p whose lists end after e0 and begin before e1.
+      uint64_t lo = L.bounds[p], hi = L.bounds[p + 1];
+      while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (g_.offsets[mid + 1] <= u.e0) lo = mid + 1; else hi = mid;
+      }
+      u.va = lo;
+      hi = L.bounds[p + 1];
+      while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (g_.offsets[mid] < u.e1) lo = mid + 1; else hi = mid;
+      }
+      u.vb = std::max(u.va, lo);
+      out.push_back(u);
+    }
+  }
+  return out;
+}
+
+// One step's bytes: the adjacency (its 4 MiB block's checksum checked when the block's last piece is in) and
+// each search's parents of the step's vertices.
+template <class Id>
+void CsrPassValidator<Id>::read_unit(const Unit& u, UnitData& d, Xxh3Stream& block_hash) {
+  const DirectFile& f = files_.adj(u.part);
+  f.file.pread_all(d.adj.data(), u.length, u.offset);
+  block_hash.update(d.adj.data(), u.length);
+  const uint64_t block = u.offset / kCsrHashBlock;
+  if (u.offset + u.length == std::min(files_.layout().adj_file_bytes(u.part), (block + 1) * kCsrHashBlock)) {
+    if (block_hash.digest() != files_.block_hash(u.part, block))
+      throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{}), found by validation",
+                              f.file.path(), block, block * kCsrHashBlock, u.offset + u.length - 1));
+    block_hash = Xxh3Stream();
+  }
+  d.parent.assign(size_t(slots_), nullptr);
+  for (int s = 0; s < size() && u.vb > u.va; ++s)
+    d.parent[size_t(s)] = reinterpret_cast<const Id*>(
+        d.parents[size_t(s)].read_range(spill_, parents_at(s) + u.va * sizeof(Id), (u.vb - u.va) * sizeof(Id)));
+}
+
+template <class Id>
+void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found) {
+  for (int s = 0; s < size(); ++s) {
+    const uint8_t l = level(s, v);
+    if (l != kUnreached && l != 0 && !((found >> s) & 1))
+      fail(s, 5, fmt::format("vertex {} has a parent with which it shares no edge of kernel 1's graph", label(v)));
+  }
+}
+
+template <class Id>
+void CsrPassValidator<Id>::say_why(uint64_t v, uint64_t w) {
+  for (int s = 0; s < size(); ++s) {
+    const uint8_t a = level(s, v), b = level(s, w);
+    if ((a == kUnreached) != (b == kUnreached))
+      fail(s, 4, fmt::format("input edge ({},{}) joins reached vertex {} and unreached vertex {}: the tree does not span "
+                             "the component",
+                             label(v), label(w), label(a == kUnreached ? w : v), label(a == kUnreached ? v : w)));
+    else if (a != kUnreached && (a > b + 1 || b > a + 1))
+      fail(s, 3, fmt::format("input edge ({},{}) joins levels {} and {}", label(v), label(w), a, b));
+  }
+}
+
+// Rules 3 and 4 on the step's entries (v,w), w < v, sixteen searches a vector operation; the parents found
+// in the lists (rule 5) for every vertex whose list ends here.
+template <class Id>
+void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
+  using V16 = uint8_t __attribute__((vector_size(16)));
+  const uint64_t b = uint64_t(slots_), vectors = (b + 15) / 16;
+  const Id* adj = reinterpret_cast<const Id*>(d.adj.data());
+  const uint8_t* rows = rows_.data();
+  std::vector<uint64_t> found(u.vb - u.va, 0);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (uint64_t v = u.va; v < u.vb; ++v) {
+    const uint64_t begin = std::max<uint64_t>(g_.offsets[v], u.e0), end = std::min<uint64_t>(g_.offsets[v + 1], u.e1);
+    if (begin >= end) continue;
+    const Id* list = adj + (begin - u.e0);
+    const uint64_t len = end - begin;
+    uint64_t below = 0;  // entries w < v: a prefix (sorted)
+    while (below < len && list[below] < v) ++below;
+    V16 bad{};
+    for (uint64_t c = 0; c < vectors; ++c) {
+      V16 a, mask;
+      std::memcpy(&a, rows + v * b + 16 * c, 16);
+      for (uint64_t i = 0; i < 16; ++i) mask[i] = 16 * c + i < b ? 0xff : 0;
+      const V16 ua = a == kUnreached;
+      for (uint64_t j = 0; j < below; ++j) {
+        if (j + 8 < below) __builtin_prefetch(rows + uint64_t(list[j + 8]) * b + 16 * c);
+        V16 x;
+        std::memcpy(&x, rows + uint64_t(list[j]) * b + 16 * c, 16);
+        const V16 ux = x == kUnreached, gap = V16(a - x + 1) > 2;
+        bad |= ((ua ^ ux) | (gap & ~ua & ~ux)) & mask;
+      }
+    }
+    bool any = false;
+    for (uint64_t i = 0; i < 16; ++i) any |= bad[i] != 0;
+    if (any) [[unlikely]]
+      for (uint64_t j = 0; j < below; ++j) say_why(v, list[j]);
+    uint64_t got = 0;
+    for (int s = 0; s < size(); ++s) {
+      const uint8_t l = level(s, v);
+      if (l == kUnreached || l == 0) continue;
+      const Id p = d.parent[size_t(s)][v - u.va];
+      uint64_t i = 0;  // parents sit early in a list (ids by degree, bottom-up takes the first): look there first
+      while (i < len && i < 4 && list[i] < p) ++i;
+      if (i == 4 && len > 4) i = uint64_t(std::lower_bound(list + 4, list + len, p) - list);
+      got |= uint64_t(i < len && list[i] == p) << s;
+    }
+    found[v - u.va] = got;
+    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1) finish_vertex(v, got);
+  }
+  // The lists cut by the step's edges: the first goes on from the last step, the last goes on into the next.
+  if (u.vb == u.va) return;
+  uint64_t first = found[0];
+  if (g_.offsets[u.va] < u.e0) {
+    if (carry_v_ == u.va) first |= carry_found_;
+    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, first);
+    else carry_v_ = u.va, carry_found_ = first;
+  }
+  const uint64_t last = u.vb - 1;
+  if (g_.offsets[last + 1] > u.e1 && g_.offsets[last] >= u.e0) carry_v_ = last, carry_found_ = found[last - u.va];
+}
+
+template <class Id>
+std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64_t, uint64_t)>& progress) {
+  if (search_.empty()) return {};
+  load_rows();
+  const std::vector<Unit> steps = units();
+  UnitData data[2];
+  for (UnitData& d : data) {
+    d.adj = AlignedBuffer(kUnitBytes);
+    for (int s = 0; s < slots_; ++s)
+      d.parents.emplace_back(AlignedBuffer::bytes_for_range((std::min(kUnitBytes / sizeof(Id), g_.n) + 2) * sizeof(Id)));
+  }
+  Xxh3Stream block_hash;
+  carry_v_ = UINT64_MAX;
+  std::future<void> next;
+  if (!steps.empty()) next = std::async(std::launch::async, [&] { read_unit(steps[0], data[0], block_hash); });
+  for (size_t i = 0; i < steps.size(); ++i) {
+    next.get();
+    if (i + 1 < steps.size())
+      next = std::async(std::launch::async, [&, i] { read_unit(steps[i + 1], data[(i + 1) % 2], block_hash); });
+    check_unit(steps[i], data[i % 2]);
+    if (progress) progress(i + 1, steps.size());
+  }
+  // nedge, and rule 5 for the vertices without a list (ids by degree: the tail), which can have no parent.
+  const uint64_t n = g_.n, b = uint64_t(slots_);
+  std::vector<uint64_t> twice_nedge(b, 0);
+#pragma omp parallel
+  {
+    std::vector<uint64_t> mine(b, 0);
+#pragma omp for schedule(static)
+    for (uint64_t v = 0; v < n; ++v) {
+      const uint64_t raw = g_.raw_degree(v);
+      const uint8_t* row = rows_.data() + v * b;
+      for (uint64_t s = 0; s < b; ++s) mine[s] += row[s] != kUnreached ? raw : 0;
+      if (g_.degree(v) == 0) finish_vertex(v, 0);
+    }
+#pragma omp critical
+    for (uint64_t s = 0; s < b; ++s) twice_nedge[s] += mine[s];
+  }
+  std::vector<Verdict> out = std::move(verdict_);
+  for (int s = 0; s < size(); ++s) {
+    out[size_t(s)].nedge = twice_nedge[size_t(s)] / 2;
+    if (out[size_t(s)].valid && twice_nedge[size_t(s)] / 2 != search_[size_t(s)].nedge)
+      out[size_t(s)] = {false, 6,
+                        fmt::format("nedge mismatch: the search counted {}, kernel 1's graph gives {}",
+                                    search_[size_t(s)].nedge, twice_nedge[size_t(s)] / 2),
+                        twice_nedge[size_t(s)] / 2};
+  }
+  search_.clear();
+  verdict_.clear();
+  rows_ = NumaArray<uint8_t>();
+  return out;
+}
+
+}  // namespace strata
