@@ -199,10 +199,10 @@ struct CsrPassPlan {
 
 // The largest batch whose rows and buffers fit `room` and whose spill fits `disk_free`, at most `roots`.
 template <class Id>
-int csr_pass_slots(uint64_t n, uint64_t room, uint64_t disk_free, int roots) {
+int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_free, int roots) {
   using V = CsrPassValidator<Id>;
   int slots = 0;
-  while (slots < std::min(roots, V::kMaxSlots) && V::rows_bytes(n, slots + 1) + V::buffer_bytes(n, slots + 1) <= room &&
+  while (slots < std::min(roots, V::kMaxSlots) && V::rows_bytes(n, slots + 1) + V::buffer_bytes(n, entries, slots + 1) <= room &&
          V::spill_bytes(n, slots + 1) <= disk_free)
     ++slots;
   return slots;
@@ -213,7 +213,7 @@ int csr_pass_slots(uint64_t n, uint64_t room, uint64_t disk_free, int roots) {
 template <class Id>
 CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
   using V = CsrPassValidator<Id>;
-  const uint64_t n = pg.g.n;
+  const uint64_t n = pg.g.n, entries = pg.g.directed_edges();
   const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
   const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
   const uint64_t lent = room + pg.dram.edge_cache;
@@ -222,12 +222,12 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   auto take = [&](int slots, bool lend) {
     plan.slots = slots;
     plan.lend_cache = lend && slots > 0;
-    plan.dram = slots > 0 ? V::rows_bytes(n, slots) + V::buffer_bytes(n, slots) : 0;
+    plan.dram = slots > 0 ? V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots) : 0;
     plan.disk = V::spill_bytes(n, slots);
   };
   if (requested > 0) {
     const int slots = std::min({requested, roots, V::kMaxSlots});
-    const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, slots), spill = V::spill_bytes(n, slots);
+    const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(n, slots);
     if (need > lent)
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its levels; the "
                               "budget's slack and the edge cache give {} (lower it)",
@@ -239,7 +239,8 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
     take(slots, need > room);
     return plan;
   }
-  const int kept = csr_pass_slots<Id>(n, room, disk, roots), with_cache = csr_pass_slots<Id>(n, lent, disk, roots);
+  const int kept = csr_pass_slots<Id>(n, entries, room, disk, roots),
+            with_cache = csr_pass_slots<Id>(n, entries, lent, disk, roots);
   auto passes = [&](int slots) { return slots > 0 ? (roots + slots - 1) / slots : INT32_MAX; };
   take(passes(with_cache) < passes(kept) ? with_cache : kept, passes(with_cache) < passes(kept));
   if (plan.slots == 0)
@@ -247,7 +248,7 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
                        ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
                                      pg.report.csr_dir, human_bytes(double(disk)))
                        : fmt::format("{} of DRAM for one search's levels, {} with the edge cache lent",
-                                     human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, 1))), human_bytes(double(lent)));
+                                     human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
   return plan;
 }
 

@@ -20,14 +20,17 @@ SpillFile::SpillFile(const std::string& dir, uint64_t bytes, const std::string& 
   const int fd = ::mkstemp(name.data());
   if (fd < 0) throw Error(errno_message(fmt::format("cannot create {}'s scratch file in {}", what, dir), errno));
   ::close(fd);
-  // Reopened with O_DIRECT where the filesystem has it (tmpfs may not), then unlinked at once.
+  // Reopened with O_DIRECT where the filesystem has it (tmpfs may not), and unlinked whatever happens.
+  struct Unlink {
+    const std::string& name;
+    ~Unlink() { ::unlink(name.c_str()); }
+  } unlink_at_end{name};
   try {
     file_ = File(name, O_RDWR | O_DIRECT);
     direct_ = true;
   } catch (const Error&) {
     file_ = File(name, O_RDWR);
   }
-  ::unlink(name.c_str());
   if (const int err = ::posix_fallocate(file_.fd(), 0, off_t(bytes_)); err != 0)
     throw Error(errno_message(fmt::format("cannot reserve {} of scratch space for {} in {}", human_bytes(double(bytes_)),
                                           what, dir),

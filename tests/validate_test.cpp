@@ -287,7 +287,7 @@ INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "pa
 // What only the on-disk CSR's validation checks: rules 3-5 run on the search's internal parents, so they must
 // be the output's.
 class OnDiskOnly : public PlantedErrors {};
-INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk"), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk"), [](const auto& param_info) { return param_info.param; });
 
 TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
   if (!disk) disk.emplace(spec);

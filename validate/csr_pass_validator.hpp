@@ -43,7 +43,8 @@ template <class Id>
 class CsrPassValidator {
  public:
   static constexpr int kMaxSlots = 64;                      // a found-parent bit per search in a word
-  static constexpr uint64_t kUnitBytes = uint64_t(256) << 10;  // adjacency read per step (1/16 block)
+  static constexpr uint64_t kUnitBytes = uint64_t(256) << 10;  // adjacency read per step, at most (1/16 block)
+  static constexpr int kDepth = 8;  // steps read ahead (each its adjacency and parents): a VM disk is latency-bound
   static constexpr uint64_t kChunk = uint64_t(256) << 10;     // vertices spilled per write
   static constexpr uint8_t kUnreached = 255;
 
@@ -51,19 +52,28 @@ class CsrPassValidator {
   static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * slot_bytes(n); }
   // DRAM while searches are added (the spill buffer) and during a pass besides the rows: the level load's
   // buffers or two units' adjacency and parents and a found word a vertex, whichever is larger.
-  static uint64_t buffer_bytes(uint64_t n, int slots) {
-    const uint64_t unit_vertices = std::min(kUnitBytes / sizeof(Id), n) + 2, chunk = chunk_for(n);
-    const uint64_t unit = kUnitBytes + uint64_t(slots) * AlignedBuffer::bytes_for_range(unit_vertices * sizeof(Id));
-    return std::max(uint64_t(slots) * chunk, 2 * unit + unit_vertices * 8) + chunk * sizeof(Id);
+  static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
+    const uint64_t unit_bytes = unit_for(entries), unit_vertices = std::min(unit_bytes / sizeof(Id), n) + 2;
+    const uint64_t unit = unit_bytes + uint64_t(slots) * AlignedBuffer::bytes_for_range(unit_vertices * sizeof(Id));
+    const uint64_t chunk = chunk_for(n);
+    return std::max(uint64_t(slots) * chunk, kDepth * unit + unit_vertices * 8) + chunk * sizeof(Id);
+  }
+  // Adjacency bytes a step reads: a 256th of the adjacency, between 4 KiB and kUnitBytes (a power of two, so
+  // that steps tile the 4 MiB checksum blocks).
+  static uint64_t unit_for(uint64_t entries) {
+    uint64_t unit = kDirectAlign;
+    while (unit < kUnitBytes && unit * 256 < entries * sizeof(Id)) unit *= 2;
+    return unit;
   }
   // The rows: a byte a vertex a search, and a vector's load of padding.
   static uint64_t rows_bytes(uint64_t n, int slots) { return n * uint64_t(slots) + 64; }
 
-  // The scratch file goes in scratch_dir. unit_bytes (a multiple of 4 KiB dividing 4 MiB): small in tests, so
-  // that lists cross the steps' edges.
+  // The scratch file goes in scratch_dir. unit_bytes (a multiple of 4 KiB dividing 4 MiB; 0: unit_for): small
+  // in tests, so that lists cross the steps' edges.
   CsrPassValidator(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots,
-                   uint64_t unit_bytes = kUnitBytes)
-      : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)), unit_bytes_(std::min(unit_bytes, kUnitBytes)),
+                   uint64_t unit_bytes = 0)
+      : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)),
+        unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
         spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"), chunk_(chunk_for(g.n)), buffer_(chunk_ * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
@@ -100,7 +110,8 @@ class CsrPassValidator {
   uint64_t parents_at(int s) const { return uint64_t(s) * slot_bytes(g_.n); }
   uint64_t levels_at(int s) const { return parents_at(s) + align_up(g_.n * sizeof(Id)); }
   std::vector<Unit> units() const;
-  void read_unit(const Unit& u, UnitData& d, Xxh3Stream& block_hash);
+  void read_unit(const Unit& u, UnitData& d) const;
+  void check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const UnitData& d);
   void load_rows();
   void finish_vertex(uint64_t v, uint64_t found);  // rule 5 once v's whole list was seen
@@ -230,24 +241,27 @@ std::vector<typename CsrPassValidator<Id>::Unit> CsrPassValidator<Id>::units() c
   return out;
 }
 
-// One step's bytes: the adjacency (its 4 MiB block's checksum checked when the block's last piece is in) and
-// each search's parents of the step's vertices.
+// One step's bytes: the adjacency and each search's parents of the step's vertices (read ahead, kDepth at once).
 template <class Id>
-void CsrPassValidator<Id>::read_unit(const Unit& u, UnitData& d, Xxh3Stream& block_hash) {
-  const DirectFile& f = files_.adj(u.part);
-  f.file.pread_all(d.adj.data(), u.length, u.offset);
+void CsrPassValidator<Id>::read_unit(const Unit& u, UnitData& d) const {
+  files_.adj(u.part).file.pread_all(d.adj.data(), u.length, u.offset);
+  d.parent.assign(size_t(slots_), nullptr);
+  for (int s = 0; s < size() && u.vb > u.va; ++s)
+    d.parent[size_t(s)] = reinterpret_cast<const Id*>(
+        d.parents[size_t(s)].read_range(spill_, parents_at(s) + u.va * sizeof(Id), (u.vb - u.va) * sizeof(Id)));
+}
+
+// The steps' adjacency hashed in order; a 4 MiB block's checksum checked once its last step is in.
+template <class Id>
+void CsrPassValidator<Id>::check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const {
   block_hash.update(d.adj.data(), u.length);
   const uint64_t block = u.offset / kCsrHashBlock;
   if (u.offset + u.length == std::min(files_.layout().adj_file_bytes(u.part), (block + 1) * kCsrHashBlock)) {
     if (block_hash.digest() != files_.block_hash(u.part, block))
       throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{}), found by validation",
-                              f.file.path(), block, block * kCsrHashBlock, u.offset + u.length - 1));
+                              files_.adj(u.part).file.path(), block, block * kCsrHashBlock, u.offset + u.length - 1));
     block_hash = Xxh3Stream();
   }
-  d.parent.assign(size_t(slots_), nullptr);
-  for (int s = 0; s < size() && u.vb > u.va; ++s)
-    d.parent[size_t(s)] = reinterpret_cast<const Id*>(
-        d.parents[size_t(s)].read_range(spill_, parents_at(s) + u.va * sizeof(Id), (u.vb - u.va) * sizeof(Id)));
 }
 
 template <class Id>
@@ -337,22 +351,31 @@ std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64
   if (search_.empty()) return {};
   load_rows();
   const std::vector<Unit> steps = units();
-  UnitData data[2];
+  std::vector<UnitData> data(kDepth);
   for (UnitData& d : data) {
-    d.adj = AlignedBuffer(kUnitBytes);
+    d.adj = AlignedBuffer(unit_bytes_);
     for (int s = 0; s < slots_; ++s)
-      d.parents.emplace_back(AlignedBuffer::bytes_for_range((std::min(kUnitBytes / sizeof(Id), g_.n) + 2) * sizeof(Id)));
+      d.parents.emplace_back(AlignedBuffer::bytes_for_range((std::min(unit_bytes_ / sizeof(Id), g_.n) + 2) * sizeof(Id)));
   }
   Xxh3Stream block_hash;
   carry_v_ = UINT64_MAX;
-  std::future<void> next;
-  if (!steps.empty()) next = std::async(std::launch::async, [&] { read_unit(steps[0], data[0], block_hash); });
-  for (size_t i = 0; i < steps.size(); ++i) {
-    next.get();
-    if (i + 1 < steps.size())
-      next = std::async(std::launch::async, [&, i] { read_unit(steps[i + 1], data[(i + 1) % 2], block_hash); });
-    check_unit(steps[i], data[i % 2]);
-    if (progress) progress(i + 1, steps.size());
+  std::vector<std::future<void>> reads(kDepth);  // step i's read is reads[i % kDepth], its buffers data[i % kDepth]
+  auto read = [&](size_t i) {
+    if (i < steps.size()) reads[i % kDepth] = std::async(std::launch::async, [&, i] { read_unit(steps[i], data[i % kDepth]); });
+  };
+  for (size_t i = 0; i < size_t(kDepth); ++i) read(i);
+  try {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      reads[i % kDepth].get();
+      check_block(steps[i], data[i % kDepth], block_hash);
+      check_unit(steps[i], data[i % kDepth]);
+      read(i + kDepth);
+      if (progress) progress(i + 1, steps.size());
+    }
+  } catch (...) {
+    for (std::future<void>& r : reads)  // no read may outlive its buffers
+      if (r.valid()) r.wait();
+    throw;
   }
   // nedge, and rule 5 for the vertices without a list (ids by degree: the tail), which can have no parent.
   const uint64_t n = g_.n, b = uint64_t(slots_);
