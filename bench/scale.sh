@@ -22,7 +22,8 @@ tuples=${TUPLES:-auto}
 if [[ $tuples == auto ]]; then
   tuples=spec; (( free > 2 * tuples_bytes + n * 16 + (8 << 30) )) && tuples=stored
 fi
-size=$(( tuples_bytes + n * 16 + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
+# ... and validation's scratch file: 5 bytes a vertex a search of a batch against the on-disk CSR (up to ~12).
+size=$(( tuples_bytes + n * 16 + n * 60 + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
 mountpoint -q "${MNT:-/mnt/strata-bench}" || { ((size < free)) || { echo "needs $(numfmt --to=iec $size) of disk, $(numfmt --to=iec "$free") free" >&2; exit 1; }; }
 image_size=$size
 source "$(dirname "$0")/loopfs.sh"
@@ -48,8 +49,10 @@ print(f"SCALE {int(j['SCALE'])}, cap {int(sys.argv[2]) / 2**30:.2f} GiB, adjacen
       f"({j['adjacency_bytes'] / int(sys.argv[2]):.1f}x the cap), {len(s)} searches, validated: {j['validated']}")
 print(f"kernel 0: {j['graph_generation']:.1f} s; kernel 1: {j['construction_time']:.1f} s (CSR build "
       f"{j['csr_build_time']:.1f} s in {j['csr_build_passes']} passes, cache load {j['cache_load_time']:.1f} s)")
-print(f"searches: {search:.1f} s, harmonic mean {j['bfs_harmonic_mean_TEPS']:.3g} TEPS; validation: "
-      f"{j['validation_time']:.1f} s in {j['validation_tuple_passes']} passes of up to {j['validate_batch']}")
+print(f"searches: {search:.1f} s, harmonic mean {j['bfs_harmonic_mean_TEPS']:.3g} TEPS; validation against "
+      f"{'the on-disk CSR' if j['validation_csr_passes'] else 'the tuples'}: {j['validation_time']:.1f} s in "
+      f"{j['validation_csr_passes'] + j['validation_tuple_passes']} passes of up to {j['validate_batch']}"
+      f"{', the edge cache lent (reloads %.1f s)' % j['validation_cache_reload_time'] if j['validation_lent_cache'] else ''}")
 print(f"state {j['state_bytes'] / 2**(j['SCALE']):.1f} B/vertex, edge cache {j['edge_cache_bytes'] / 2**30:.2f} GiB, "
       f"disk: CSR {j['csr_disk_bytes'] / 2**30:.1f} GiB, tuples {j['tuple_file_bytes'] / 2**30:.1f} GiB")
 PY

@@ -189,7 +189,8 @@ struct TupleValidation {
 };
 
 // How a tiered run checks its searches against the on-disk CSR (validate/csr_pass_validator.hpp): searches
-// a pass, and whether the pass borrows the edge cache's DRAM (reloaded after it, before the next search).
+// a pass, and whether the pass borrows the edge cache's DRAM (reloaded after it, before the next search). The
+// pass always has the search's two parent arrays (internal and output), idle while it runs.
 struct CsrPassPlan {
   int slots = 0;  // 0: it does not fit
   bool lend_cache = false;
@@ -208,14 +209,16 @@ int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_fr
   return slots;
 }
 
-// The plan: what the budget's slack holds (as validation_batch reckons it), or with the cache lent when that
-// saves passes; `requested` (--validate-batch) is taken as asked or refused with the figures.
+// The plan: what the budget's slack (as validation_batch reckons it) and the idle parent arrays hold, or with
+// the cache lent when that saves time (a reload reads the adjacency like a pass, with little to compute: half
+// a pass); `requested` (--validate-batch) is taken as asked or refused with the figures.
 template <class Id>
 CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
   using V = CsrPassValidator<Id>;
   const uint64_t n = pg.g.n, entries = pg.g.directed_edges();
   const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
-  const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
+  const uint64_t room = (budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2) +
+                        2 * n * sizeof(Id);
   const uint64_t lent = room + pg.dram.edge_cache;
   const uint64_t disk = free_bytes_at(pg.report.csr_dir) / 10 * 9;  // a tenth left for the rest of the machine
   CsrPassPlan plan;
@@ -230,7 +233,7 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
     const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(n, slots);
     if (need > lent)
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its levels; the "
-                              "budget's slack and the edge cache give {} (lower it)",
+                              "budget's slack, the idle parent arrays and the edge cache give {} (lower it)",
                               slots, human_bytes(double(need)), human_bytes(double(lent))));
     if (spill > disk)
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of scratch space in {}; {} free "
@@ -242,7 +245,8 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   const int kept = csr_pass_slots<Id>(n, entries, room, disk, roots),
             with_cache = csr_pass_slots<Id>(n, entries, lent, disk, roots);
   auto passes = [&](int slots) { return slots > 0 ? (roots + slots - 1) / slots : INT32_MAX; };
-  take(passes(with_cache) < passes(kept) ? with_cache : kept, passes(with_cache) < passes(kept));
+  const bool lend = kept == 0 || (with_cache > 0 && 1.5 * passes(with_cache) - 0.5 < double(passes(kept)));
+  take(lend ? with_cache : kept, lend);
   if (plan.slots == 0)
     plan.why_not = V::spill_bytes(n, 1) > disk
                        ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
@@ -260,6 +264,7 @@ struct CsrPassValidation {
   PlacedGraph<Id>& pg;
   const Source& source;
   GraphSearch<Id>& bfs;
+  NumaArray<Id>& output;  // the searches' output parents: idle during a pass
   RunResult& result;
   const RunHooks& hooks;
   CsrPassValidator<Id> batch;
@@ -267,15 +272,18 @@ struct CsrPassValidation {
   std::vector<size_t> waiting;
   double busy = 0;
 
-  CsrPassValidation(PlacedGraph<Id>& g, const Source& s, GraphSearch<Id>& b, RunResult& r, const RunHooks& h,
-                    const CsrPassPlan& plan)
-      : pg(g), source(s), bfs(b), result(r), hooks(h), batch(g.g, *g.files, g.report.csr_dir, plan.slots),
-        lend_cache(plan.lend_cache) {}
+  CsrPassValidation(PlacedGraph<Id>& g, const Source& s, GraphSearch<Id>& b, NumaArray<Id>& out, RunResult& r,
+                    const RunHooks& h, const CsrPassPlan& plan)
+      : pg(g), source(s), bfs(b), output(out), result(r), hooks(h),
+        batch(g.g, *g.files, g.report.csr_dir, plan.slots, b.idle_memory()), lend_cache(plan.lend_cache) {}
 
-  void add(size_t index, const SearchToCheck<Id>& s, bool more) {
+  // s: the search just timed, from internal vertex root; its output (s.parent, in `output`) is the levels'
+  // scratch once checked against the internal parents.
+  void add(size_t index, const SearchToCheck<Id>& s, Id root, bool more) {
     const double t0 = now();
     Verdict v;
-    switch (batch.add(s, bfs.internal_parents(), bfs.idle_memory(), v)) {
+    const std::span<int32_t> scratch{reinterpret_cast<int32_t*>(output.data()), output.bytes() / sizeof(int32_t)};
+    switch (batch.add(s, bfs.internal_parents(), root, scratch, v)) {
       case CsrPassValidator<Id>::Added::kAdded:
         busy += now() - t0;
         waiting.push_back(index);
@@ -302,6 +310,8 @@ struct CsrPassValidation {
     if (waiting.empty()) return;
     const double t0 = now();
     if (lend_cache) pg.cache.adj = NumaArray<Id>();
+    output.release(0, output.size());  // both parent arrays' pages, until the next search writes them
+    bfs.release_idle_memory();
     const std::string what = fmt::format("searches {}-{} in one pass over the on-disk CSR", waiting.front(), waiting.back());
     const std::vector<Verdict> verdicts = batch.check([&](uint64_t d, uint64_t t) { report(hooks, "validation", d, t, what); });
     ++result.validation.csr_passes;
@@ -387,11 +397,11 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
     result.validation.spill_bytes = plan->disk;
     pg.dram.validation_batch = plan->dram;
   }
-  std::vector<Id> parent(pg.g.n);  // the search's output, in input labels
+  NumaArray<Id> parent(pg.g.n);  // the search's output, in input labels
   TupleValidation<Id, Source> tuples(source, bfs, result, hooks, pg.g.n,
                                      cfg.validate && !csr && !plan ? result.validate_batch : 1);
   std::optional<CsrPassValidation<Id, Source>> on_disk;
-  if (plan) on_disk.emplace(pg, source, bfs, result, hooks, *plan);
+  if (plan) on_disk.emplace(pg, source, bfs, parent, result, hooks, *plan);
   bfs.search(internal[0], parent.data());  // warm-up search, untimed and not reported
   for (size_t i = 0; i < roots.size(); ++i) {
     const double s0 = now();
@@ -410,7 +420,7 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
       const Verdict v = csr->check(check, bfs.idle_memory());
       tuples.record(i, v, now() - v0);
     } else if (on_disk) {
-      on_disk->add(i, check, more);
+      on_disk->add(i, check, internal[i], more);
     } else if (cfg.validate) {
       tuples.add(i, check);
       if (!more) tuples.check();

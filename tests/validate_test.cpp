@@ -103,15 +103,15 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
   // internal: the planted search's own parents (default: the output's, translated).
   Verdict check_on_disk(const std::vector<uint32_t>& p, uint64_t claimed, std::vector<uint32_t> internal = {}) {
     if (!disk) disk.emplace(spec);
-    CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, 4096);
     std::vector<int32_t> scratch(g.n);
+    CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, scratch, 4096);
     const std::vector<uint32_t> good = disk->internal(parent), planted = internal.empty() ? disk->internal(p) : internal;
     Verdict now;
     std::optional<Verdict> at_once;
     for (int i = 0; i < 11; ++i) {
       const bool mine = i == 9;
       const SearchToCheck<uint32_t> c{root, mine ? p.data() : parent.data(), mine ? claimed : nedge};
-      const auto added = batch.add(c, mine ? planted.data() : good.data(), scratch, now);
+      const auto added = batch.add(c, mine ? planted.data() : good.data(), disk->from_input[root], scratch, now);
       EXPECT_NE(added, CsrPassValidator<uint32_t>::Added::kTooDeep);
       if (added == CsrPassValidator<uint32_t>::Added::kChecked) {
         EXPECT_TRUE(mine) << "a correct result was refused: " << now.message;
@@ -292,12 +292,30 @@ INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk"), [](co
 TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
   if (!disk) disk.emplace(spec);
   std::vector<uint32_t> internal = disk->internal(parent);
-  uint64_t v = 0;
-  while (internal[v] == kNoVertex<uint32_t> || internal[v] == v) ++v;
-  internal[v] = uint32_t(v);  // a self-parent the output does not have
+  uint64_t v = 0;  // a level-2 leaf hung from its grandparent in the search's array only: still a tree
+  while (level[v] != 2 || has_children(v)) ++v;
+  const uint32_t x = disk->from_input[v];
+  internal[x] = internal[internal[x]];
   const Verdict verdict = check_on_disk(parent, nedge, internal);
   EXPECT_FALSE(verdict.valid);
   EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
+}
+
+TEST_P(OnDiskOnly, LabelsThatAreNoPermutationAreRefused) {
+  // The translation check covers every output entry only if kernel 1's labels are a permutation.
+  if (!disk) disk.emplace(spec);
+  std::vector<int32_t> scratch(g.n);
+  const uint32_t kept = disk->g.to_input[0];
+  disk->g.to_input[0] = disk->g.to_input[1];
+  try {
+    CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 2, scratch);
+    ADD_FAILURE() << "shared labels were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'s label " + std::to_string(disk->g.to_input[1]) + " is out of range or shared"),
+              std::string::npos)
+        << e.what();
+  }
+  disk->g.to_input[0] = kept;
 }
 
 // A path of 300 vertices (0-1-2-...-299) as an edge source: a BFS tree from 0 is deeper than a packed level

@@ -3,8 +3,9 @@
 // search ends, its result goes to a scratch file (storage/spill_file.hpp): its internal parent array and its
 // levels, a byte a vertex. A pass loads the batch's levels vertex-major (a vertex's row: a byte per search)
 // and reads the CSR once, in order, with the batch's parents of the vertices it is at:
-//   rule 1       levels from the output parent tree, when the search is added (the tuple validator's walk);
-//                and the internal parents must be the output's, translated (the pass checks those)
+//   rule 1       levels from the parent tree, when the search is added (the tuple validator's walk, on the
+//                internal parents: ids by degree put the parents' levels in cache), which must be the output's
+//                translated (kernel 1's labels a permutation, checked once): so the output's tree is checked
 //   rules 3, 4   every entry (v,w) with w < v (each edge once) joins levels that differ by at most one, never
 //                reached and unreached: one random row load a entry, sixteen searches a vector operation
 //   rule 5       each reached vertex's parent is in its list (lists are sorted)
@@ -70,13 +71,15 @@ class CsrPassValidator {
 
   // The scratch file goes in scratch_dir. unit_bytes (a multiple of 4 KiB dividing 4 MiB; 0: unit_for): small
   // in tests, so that lists cross the steps' edges.
+  // scratch: n / 32 int32 for the check that kernel 1's labels are a permutation (throws Error if not).
   CsrPassValidator(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots,
-                   uint64_t unit_bytes = 0)
+                   std::span<int32_t> scratch, uint64_t unit_bytes = 0)
       : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)),
         unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
         spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"), chunk_(chunk_for(g.n)), buffer_(chunk_ * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
+    check_labels(scratch);
   }
 
   int slots() const { return slots_; }
@@ -85,11 +88,13 @@ class CsrPassValidator {
   bool spills_direct() const { return spill_.direct(); }
 
   enum class Added { kAdded, kChecked, kTooDeep };
-  // One more search: output parents (input labels) in s, its internal parents (by internal id). Checks rule 1
-  // and the translation, then spills both to the next slot: kAdded. A broken tree is judged at once (kChecked,
-  // verdict set); a tree deeper than a byte is left to the caller (kTooDeep). scratch: n int32 for the levels;
-  // it may be the internal parents' own memory (they are spilled before it is written).
-  Added add(const SearchToCheck<Id>& s, const Id* internal_parent, std::span<int32_t> scratch, Verdict& verdict);
+  // One more search: output parents (input labels) in s, its internal parents and root (internal ids). Checks
+  // the translation and rule 1, then spills parents and levels to the next slot: kAdded. A broken tree is
+  // judged at once (kChecked, verdict set); a tree deeper than a byte is left to the caller (kTooDeep).
+  // scratch: n int32 for the levels; it may be the output's own memory (read before it is written), which is
+  // then rebuilt from the internal parents for kTooDeep.
+  Added add(const SearchToCheck<Id>& s, const Id* internal_parent, Id internal_root, std::span<int32_t> scratch,
+            Verdict& verdict);
   // The pass: rules 3, 4, 5 and nedge for every search added; one verdict each, in the order added. Empties
   // the batch. progress(done, total) after each step, on the calling thread.
   std::vector<Verdict> check(const std::function<void(uint64_t, uint64_t)>& progress = {});
@@ -114,6 +119,7 @@ class CsrPassValidator {
   void check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const UnitData& d);
   void load_rows();
+  void check_labels(std::span<int32_t> scratch) const;
   void finish_vertex(uint64_t v, uint64_t found);  // rule 5 once v's whole list was seen
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   std::string label(uint64_t v) const { return std::to_string(uint64_t(g_.to_input[v])); }
@@ -138,9 +144,27 @@ class CsrPassValidator {
   std::mutex mutex_;
 };
 
+// The translation check covers every label only if to_input is a permutation: a bit per label.
+template <class Id>
+void CsrPassValidator<Id>::check_labels(std::span<int32_t> scratch) const {
+  const uint64_t n = g_.n, words = (n + 31) / 32;
+  std::vector<int32_t> own(scratch.size() < words ? words : 0);
+  uint32_t* seen = reinterpret_cast<uint32_t*>(own.empty() ? scratch.data() : own.data());
+  std::fill(seen, seen + words, 0u);
+  for (uint64_t v = 0; v < n; ++v) {
+    const uint64_t label = g_.to_input[v];
+    if (label >= n || (seen[label / 32] >> (label % 32)) & 1)
+      throw Error(fmt::format("{} is damaged: internal vertex {}'s label {} is out of range or shared; remove it to "
+                              "rebuild",
+                              files_.path(), v, label));
+    seen[label / 32] |= 1u << (label % 32);
+  }
+}
+
 template <class Id>
 typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToCheck<Id>& s, const Id* internal_parent,
-                                                               std::span<int32_t> scratch, Verdict& verdict) {
+                                                               Id internal_root, std::span<int32_t> scratch,
+                                                               Verdict& verdict) {
   const uint64_t n = g_.n;
   const int slot = size();
   const Id* to_input = g_.to_input.data();
@@ -157,36 +181,47 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     }
     spill_.write(parents_at(slot) + a * sizeof(Id), buf, align_up(m * sizeof(Id)));
   }
-  const Id mismatched = mismatch != UINT64_MAX ? internal_parent[mismatch] : Id(0);  // scratch may overwrite it
+  std::string differ;  // said now: scratch may be the output's memory
+  if (mismatch != UINT64_MAX) {
+    const Id p = internal_parent[mismatch];
+    differ = fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
+                         "the search's array",
+                         label(mismatch), uint64_t(s.parent[to_input[mismatch]]),
+                         p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : label(p));
+  }
   std::string why;
-  if (!validate_detail::tree_levels(n, s.parent, s.root, scratch.data(), why)) {
+  int32_t* level = scratch.data();
+  if (!validate_detail::tree_levels(n, internal_parent, internal_root, level, why, to_input)) {
     verdict = {false, 1, "rule 1: " + why, 0};
     return Added::kChecked;
   }
-  if (mismatch != UINT64_MAX) {
-    const Id p = mismatched;
-    verdict = {false, 7,
-               fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
-                           "the search's array",
-                           label(mismatch), uint64_t(s.parent[to_input[mismatch]]),
-                           p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : label(p)),
-               0};
+  if (!differ.empty()) {
+    verdict = {false, 7, differ, 0};
     return Added::kChecked;
   }
   uint8_t* bytes = reinterpret_cast<uint8_t*>(buffer_.data());
-  const int32_t* level_by_label = scratch.data();
   bool deep = false;
   for (uint64_t a = 0; a < n && !deep; a += chunk_) {
     const uint64_t m = std::min(chunk_, n - a);
 #pragma omp parallel for schedule(static) reduction(|| : deep)
     for (uint64_t i = 0; i < m; ++i) {
-      const int32_t l = level_by_label[to_input[a + i]];
+      const int32_t l = level[a + i];
       deep = deep || l >= int32_t(kUnreached);
       bytes[i] = l < 0 ? kUnreached : uint8_t(l);
     }
     spill_.write(levels_at(slot) + a, bytes, align_up(m));
   }
-  if (deep) return Added::kTooDeep;
+  if (deep) {
+    if (static_cast<const void*>(scratch.data()) == static_cast<const void*>(s.parent)) {
+      Id* out = reinterpret_cast<Id*>(scratch.data());  // the output, rebuilt (it equals the translation)
+#pragma omp parallel for schedule(static)
+      for (uint64_t v = 0; v < n; ++v) {
+        const Id p = internal_parent[v];
+        out[to_input[v]] = p == kNoVertex<Id> ? p : to_input[p];
+      }
+    }
+    return Added::kTooDeep;
+  }
   search_.push_back(s);
   verdict_.push_back(Verdict{});
   return Added::kAdded;

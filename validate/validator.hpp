@@ -48,12 +48,15 @@ inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again mean
 inline uint8_t byte_hash(uint64_t v) { return uint8_t((v * 0x9E3779B97F4A7C15ull) >> 56); }
 
 // Rule 1: fills level[v] with v's depth in the parent tree (kNoLevel: unreached), or returns false and says why
-// (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent).
+// (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent). names: how the
+// message names vertex x (ids other than the input's: names[x] is x's input label); none: x itself.
 template <class Id>
-bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, std::string& why) {
+bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, std::string& why,
+                 const Id* names = nullptr) {
+  auto name = [&](uint64_t x) { return std::to_string(names && x < n ? uint64_t(names[x]) : x); };
   std::fill(level, level + n, kNoLevel);
   if (root >= n || parent[root] != root) {
-    why = "root " + std::to_string(root) + " is not its own parent";
+    why = "root " + name(root) + " is not its own parent";
     return false;
   }
   level[root] = 0;
@@ -65,11 +68,11 @@ bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, st
     path.clear();
     while (level[u] == kNoLevel) {
       if (parent[u] == kNoVertex<Id>) {
-        why = "vertex " + std::to_string(path.back()) + " has parent " + std::to_string(u) + ", which is not reached";
+        why = "vertex " + name(path.back()) + " has parent " + name(u) + ", which is not reached";
         return false;
       }
       if (uint64_t(parent[u]) >= n) {
-        why = "vertex " + std::to_string(u) + " has out-of-range parent " + std::to_string(parent[u]);
+        why = "vertex " + name(u) + " has out-of-range parent " + std::to_string(uint64_t(parent[u]));
         return false;
       }
       level[u] = kOnPath;
@@ -77,7 +80,7 @@ bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, st
       u = parent[u];
     }
     if (level[u] == kOnPath) {
-      why = "parent pointers form a cycle through vertex " + std::to_string(u);
+      why = "parent pointers form a cycle through vertex " + name(u);
       return false;
     }
     for (int32_t lvl = level[u] + 1; !path.empty(); path.pop_back(), ++lvl) level[path.back()] = lvl;
