@@ -20,7 +20,7 @@ cap=$(( ${CAP_GIB:-7} * (1 << 30) ))
 free=$(df --output=avail -B1 /var/tmp | tail -1)
 tuples=${TUPLES:-auto}
 if [[ $tuples == auto ]]; then
-  tuples=spec; (( free > 2 * tuples_bytes + n * 16 + (8 << 30) )) && tuples=stored
+  tuples=spec; (( free > 2 * tuples_bytes + n * 16 + n * 60 + (8 << 30) )) && tuples=stored
 fi
 # ... and validation's scratch file: 5 bytes a vertex a search of a batch against the on-disk CSR (up to ~12).
 size=$(( tuples_bytes + n * 16 + n * 60 + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
