@@ -32,8 +32,9 @@ inline T fetch_add(T& x, T v) {
   return std::atomic_ref<T>(x).fetch_add(v, std::memory_order_relaxed);
 }
 
-// Lists at least this long are radix sorted: fewer passes over memory than comparison sorting.
-inline constexpr uint64_t kRadixMinLength = 256;
+// Lists at least this long are radix sorted: fewer passes over memory than comparison sorting, and no
+// mispredicted branches (SCALE 20: sorting took 0.13 s with 64 here against 0.16 s with 256 and 32).
+inline constexpr uint64_t kRadixMinLength = 64;
 
 // LSD radix sort of ids below 2^key_bits, 11 bits a pass, through a caller-owned scratch buffer.
 template <class Id>
@@ -178,6 +179,12 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
         b[j] = e.u == e.v ? kNoVertex<Id> : label[e.v];
         __builtin_prefetch(&offsets[a[j]], 1);
         __builtin_prefetch(&offsets[b[j] == kNoVertex<Id> ? a[j] : b[j]], 1);
+      }
+      // The writes' lines too: each lands at random in the adjacency, and a cursor read early is close enough.
+      for (size_t j = 0; j < nb; ++j) {
+        if (b[j] == kNoVertex<Id>) continue;
+        __builtin_prefetch(&g.adj[std::atomic_ref<uint64_t>(offsets[a[j]]).load(std::memory_order_relaxed)], 1);
+        __builtin_prefetch(&g.adj[std::atomic_ref<uint64_t>(offsets[b[j]]).load(std::memory_order_relaxed)], 1);
       }
       for (size_t j = 0; j < nb; ++j) {
         if (b[j] == kNoVertex<Id>) continue;  // a self-loop
