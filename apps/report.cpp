@@ -45,6 +45,7 @@ nlohmann::json placement_json(const RunResult& r) {
             {"csr_reused", p.csr_reused},
             {"csr_build_time", p.csr_build_time},
             {"csr_build_passes", p.csr_build_passes ? nlohmann::json(*p.csr_build_passes) : nlohmann::json(nullptr)},
+            {"csr_build_renumbered_bytes", p.csr_build_renumbered_bytes},
             {"cache_load_time", p.cache_load_time}});
   if (p.kind == Placement::kDax) {
     j["is_pmem"] = p.is_pmem;

@@ -22,8 +22,10 @@ tuples=${TUPLES:-auto}
 if [[ $tuples == auto ]]; then
   tuples=spec; (( free > 2 * tuples_bytes + n * 16 + n * 60 + (8 << 30) )) && tuples=stored
 fi
-# ... and validation's scratch file: 5 bytes a vertex a search of a batch against the on-disk CSR (up to ~12).
-size=$(( tuples_bytes + n * 16 + n * 60 + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
+# ... and, one after the other, kernel 1's renumbered tuples (8 bytes a tuple, as the tuples' size here) and
+# validation's scratch file (5 bytes a vertex a search of a batch against the on-disk CSR, up to ~12).
+scratch=$(( tuples_bytes > n * 60 ? tuples_bytes : n * 60 ))
+size=$(( tuples_bytes + n * 16 + scratch + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
 mountpoint -q "${MNT:-/mnt/strata-bench}" || { ((size < free)) || { echo "needs $(numfmt --to=iec $size) of disk, $(numfmt --to=iec "$free") free" >&2; exit 1; }; }
 image_size=$size
 source "$(dirname "$0")/loopfs.sh"
@@ -48,7 +50,9 @@ search = sum(x["time"] for x in s)
 print(f"SCALE {int(j['SCALE'])}, cap {int(sys.argv[2]) / 2**30:.2f} GiB, adjacency {j['adjacency_bytes'] / 2**30:.2f} GiB "
       f"({j['adjacency_bytes'] / int(sys.argv[2]):.1f}x the cap), {len(s)} searches, validated: {j['validated']}")
 print(f"kernel 0: {j['graph_generation']:.1f} s; kernel 1: {j['construction_time']:.1f} s (CSR build "
-      f"{j['csr_build_time']:.1f} s in {j['csr_build_passes']} passes, cache load {j['cache_load_time']:.1f} s)")
+      f"{j['csr_build_time']:.1f} s in {j['csr_build_passes']} passes"
+      f"{', renumbered tuples %.1f GiB' % (j['csr_build_renumbered_bytes'] / 2**30) if j.get('csr_build_renumbered_bytes') else ''}"
+      f", cache load {j['cache_load_time']:.1f} s)")
 print(f"searches: {search:.1f} s, harmonic mean {j['bfs_harmonic_mean_TEPS']:.3g} TEPS; validation against "
       f"{'the on-disk CSR' if j['validation_csr_passes'] else 'the tuples'}: {j['validation_time']:.1f} s in "
       f"{j['validation_csr_passes'] + j['validation_tuple_passes']} passes of up to {j['validate_batch']}"

@@ -3,11 +3,17 @@
 // in-memory build's; then the vertices are cut into ranges whose pre-deduplication lists fit in
 // `memory_bytes`, and each range takes one pass over the tuples: scatter, sort, deduplicate, append to
 // its partition's file. Memory: that scratch plus O(N) (raw offsets, labels, duplicates: 13 bytes a vertex).
+// Where it takes enough range passes (Renumbering) and the disk has room, the tuples are renumbered once into a
+// scratch file (RenumberedEdges) that the range passes read instead: as many bytes as stored tuples, but none
+// of the generator's work and no label lookups.
 #pragma once
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,18 +26,140 @@
 #include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/hash.hpp"
+#include "storage/spill_file.hpp"
 
 namespace strata {
 
 struct ExternalBuildStats {
   uint64_t passes = 0;          // passes over the tuples after the degree pass
   uint64_t scratch_bytes = 0;   // the range buffer
+  uint64_t renumbered_bytes = 0;  // the renumbered tuples' scratch file on disk (0: the range passes read the tuples)
 };
+
+// The tuple list in internal ids, pairs of Id in the source's order (a self-loop stays one): written once after
+// the degree pass, read by every range pass. An unlinked scratch file (SpillFile: reserved up front, O_DIRECT);
+// each block's XXH3 is kept in DRAM and checked as the block is read back, so a storage fault is an error,
+// never a wrong CSR. Blocks are small (1 MiB with 32-bit ids) so that their buffers fit small budgets.
+template <class Id>
+class RenumberedEdges {
+ public:
+  static constexpr uint64_t kBlockEdges = uint64_t(1) << 17;
+  static uint64_t bytes_for(uint64_t edges) { return align_up(edges * 2 * sizeof(Id)); }
+  // DRAM while it is written or read: one block a thread.
+  static uint64_t buffer_bytes(int threads) { return uint64_t(threads) * kBlockEdges * 2 * sizeof(Id); }
+
+  RenumberedEdges(const GraphDir& source, const NumaArray<Id>& label, const std::string& dir,
+                  const BuildProgress& progress)
+      : edges_(source.edge_count()), dir_(dir), file_(dir, bytes_for(edges_), "kernel 1's renumbered tuples"),
+        hashes_((edges_ + kBlockEdges - 1) / kBlockEdges) {
+    static_assert(GraphDir::kBlockEdges % kBlockEdges == 0, "a source chunk is whole blocks");
+    std::vector<AlignedBuffer> buffers(static_cast<size_t>(omp_get_max_threads()));
+    std::atomic<uint64_t> done{0};
+    source.for_each_edge_chunk([&](uint64_t chunk_first, std::span<const Edge> chunk) {
+      AlignedBuffer& buffer = buffers[size_t(omp_get_thread_num())];
+      if (buffer.bytes() == 0) buffer = AlignedBuffer(kBlockEdges * 2 * sizeof(Id));
+      Id* out = reinterpret_cast<Id*>(buffer.data());
+      for (uint64_t at = 0; at < chunk.size(); at += kBlockEdges) {
+        const std::span<const Edge> edges = chunk.subspan(at, std::min<uint64_t>(kBlockEdges, chunk.size() - at));
+        for (size_t i = 0; i < edges.size(); i += build_detail::kBatch) {
+          const size_t nb = std::min(build_detail::kBatch, edges.size() - i);
+          for (size_t j = 0; j < nb; ++j) {
+            __builtin_prefetch(&label[edges[i + j].u]);
+            __builtin_prefetch(&label[edges[i + j].v]);
+          }
+          for (size_t j = i; j < i + nb; ++j) {
+            out[2 * j] = label[edges[j].u];
+            out[2 * j + 1] = label[edges[j].v];
+          }
+        }
+        const uint64_t first = chunk_first + at, bytes = edges.size() * 2 * sizeof(Id);
+        std::memset(buffer.data() + bytes, 0, align_up(bytes) - bytes);
+        hashes_[first / kBlockEdges] = xxh3(out, bytes);
+        file_.write(first * 2 * sizeof(Id), out, align_up(bytes));
+      }
+      const uint64_t d = done.fetch_add(chunk.size(), std::memory_order_relaxed) + chunk.size();
+      if (progress && omp_get_thread_num() == 0) progress("renumbering the tuples", d, edges_);
+    });
+  }
+  uint64_t bytes() const { return file_.bytes(); }
+  // Overwrites the first page of block b (tests: a storage fault must be an error, not a wrong CSR).
+  void damage_for_testing(uint64_t b) {
+    AlignedBuffer junk(kDirectAlign);
+    std::memset(junk.data(), 0xA5, kDirectAlign);
+    file_.write(b * kBlockEdges * 2 * sizeof(Id), junk.data(), kDirectAlign);
+  }
+
+  // fn(first_edge, pairs, count) for every block, concurrently on the OpenMP team.
+  template <class Fn>
+  void for_each_block(Fn&& fn) const {
+    FirstError error;
+#pragma omp parallel
+    {
+      AlignedBuffer buffer(kBlockEdges * 2 * sizeof(Id));
+#pragma omp for schedule(dynamic, 1)
+      for (uint64_t b = 0; b < hashes_.size(); ++b)
+        error.run([&] {
+          const uint64_t first = b * kBlockEdges, count = std::min(kBlockEdges, edges_ - first);
+          const uint64_t bytes = count * 2 * sizeof(Id);
+          file_.read(first * 2 * sizeof(Id), buffer.data(), align_up(bytes));
+          if (xxh3(buffer.data(), bytes) != hashes_[b])
+            throw Error(fmt::format("kernel 1's renumbered tuples in {} do not read back as written (block {}): a "
+                                    "storage fault",
+                                    dir_, b));
+          fn(first, reinterpret_cast<const Id*>(buffer.data()), count);
+        });
+    }
+    error.rethrow();
+  }
+
+ private:
+  uint64_t edges_;
+  std::string dir_;
+  SpillFile file_;
+  std::vector<uint64_t> hashes_;
+};
+
+// Where the external build may renumber the tuples (empty: nowhere) and from how many range passes it pays.
+// Measured on the loop device: with stored tuples, 16 passes (SCALE 24) took 46.5 s against 55-63 s, but 4
+// passes (SCALE 27) 316 s against 298 s (the device, not the label lookups, bounds those passes); with the
+// tuples regenerated, 16 passes took 62 s against 113 s.
+struct Renumbering {
+  std::string dir;
+  uint64_t min_passes = 2;
+  static Renumbering for_source(const GraphDir& source, const std::string& dir) {
+    return {dir, source.stores_tuples() ? uint64_t(8) : uint64_t(2)};
+  }
+};
+
+// One range pass of the external build: vertices [lo, hi) of partition part.
+struct BuildRange {
+  int part;
+  uint64_t lo, hi;
+};
+
+// In each partition, runs of vertices whose lists (raw offsets) and cursors (8 bytes a vertex) fit in
+// memory_bytes, each as long as it can be: many short lists need as much room for cursors as for entries.
+inline std::vector<BuildRange> cut_ranges(const NumaArray<uint64_t>& raw, const Partitioning& partitioning,
+                                          uint64_t memory_bytes, uint64_t id_bytes) {
+  std::vector<BuildRange> ranges;
+  for (int p = 0; p < partitioning.parts(); ++p)
+    for (uint64_t lo = partitioning.begin(p); lo < partitioning.end(p);) {
+      uint64_t fits = lo + 1, limit = partitioning.end(p);
+      while (fits < limit) {
+        const uint64_t mid = fits + (limit - fits + 1) / 2;
+        if ((raw[mid] - raw[lo]) * id_bytes + (mid - lo) * 8 <= memory_bytes) fits = mid; else limit = mid - 1;
+      }
+      ranges.push_back({p, lo, fits});
+      lo = fits;
+    }
+  return ranges;
+}
 
 template <class Id>
 CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int parts, const Topology& topo,
                           uint64_t memory_bytes, const BuildProgress& progress = {},
-                          ExternalBuildStats* stats = nullptr, bool pmem = false) {
+                          ExternalBuildStats* stats = nullptr, bool pmem = false, const Renumbering& renumbering = {}) {
   const double t0 = omp_get_wtime();
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
@@ -60,24 +188,41 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   // raw offsets (8) and duplicate counts (1): 13 bytes a vertex, within the search's 16.
   NumaArray<uint8_t> duplicates(n);
   std::vector<std::pair<uint64_t, uint64_t>> many;
+  const std::vector<BuildRange> ranges = cut_ranges(raw, partitioning, memory_bytes, sizeof(Id));
+  // Enough range passes repay writing the renumbered tuples once (8 bytes a tuple, read back by each pass). Its
+  // block buffers come out of the scratch, not yet allocated (the range passes then use them instead of the
+  // tuple stream's).
+  std::optional<RenumberedEdges<Id>> renumbered;
+  const bool buffers_fit = memory_bytes >= RenumberedEdges<Id>::buffer_bytes(omp_get_max_threads());
+  if (!renumbering.dir.empty() && ranges.size() >= std::max<uint64_t>(renumbering.min_passes, 2) && buffers_fit)
+    renumbered.emplace(source, label, renumbering.dir, progress);
+
   NumaArray<Id> buffer(std::max<uint64_t>(chunk, 1));
   std::vector<uint64_t> cursor;
   uint64_t written = 0, passes = 0;
-  for (int p = 0; p < partitioning.parts(); ++p) {
-    for (uint64_t lo = partitioning.begin(p); lo < partitioning.end(p);) {
-      // The longest range [lo, hi) of this partition whose lists and cursors (8 bytes a vertex) fit in the
-      // scratch: many short lists need as much room for cursors as for entries.
-      uint64_t fits = lo + 1, limit = partitioning.end(p);
-      while (fits < limit) {
-        const uint64_t mid = fits + (limit - fits + 1) / 2;
-        if ((raw[mid] - raw[lo]) * sizeof(Id) + (mid - lo) * 8 <= memory_bytes) fits = mid; else limit = mid - 1;
-      }
-      const uint64_t hi = fits;
-      buffer.release(raw[hi] - raw[lo], buffer.size());  // pages an earlier, longer range touched
-      cursor.assign(raw.data() + lo, raw.data() + hi);
-      const uint64_t base = raw[lo];
-      ++passes;
-      std::atomic<uint64_t> done{0};
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    const auto [p, lo, hi] = ranges[r];
+    buffer.release(raw[hi] - raw[lo], buffer.size());  // pages an earlier, longer range touched
+    cursor.assign(raw.data() + lo, raw.data() + hi);
+    const uint64_t base = raw[lo];
+    ++passes;
+    std::atomic<uint64_t> done{0};
+    const std::string phase = fmt::format("pass {} of {} (vertices {}..{})", passes, ranges.size(), lo, hi);
+    auto scatter = [&](uint64_t a, uint64_t b) {
+      if (a >= lo && a < hi) buffer[build_detail::fetch_add(cursor[a - lo], uint64_t(1)) - base] = Id(b);
+      if (b >= lo && b < hi) buffer[build_detail::fetch_add(cursor[b - lo], uint64_t(1)) - base] = Id(a);
+    };
+    auto count = [&](uint64_t edges) {
+      const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
+      if (progress && omp_get_thread_num() == 0) progress(phase.c_str(), d, m);
+    };
+    if (renumbered) {
+      renumbered->for_each_block([&](uint64_t, const Id* pairs, uint64_t edges) {
+        for (uint64_t j = 0; j < edges; ++j)
+          if (pairs[2 * j] != pairs[2 * j + 1]) scatter(pairs[2 * j], pairs[2 * j + 1]);
+        count(edges);
+      });
+    } else {
       source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
         // Every pass looks up both ends of every tuple at random in the labels (512 MB at SCALE 27): start the
         // loads a batch ahead, as the degree pass does (SCALE 24, 5 passes: build 29.1 s against 32.7 s).
@@ -88,38 +233,30 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
             __builtin_prefetch(&label[edges[i + j].u]);
             __builtin_prefetch(&label[edges[i + j].v]);
           }
-          for (size_t j = 0; j < nb; ++j) {
-            const Edge& e = edges[i + j];
-            if (e.u == e.v) continue;
-            const uint64_t a = label[e.u], b = label[e.v];
-            if (a >= lo && a < hi) buffer[build_detail::fetch_add(cursor[a - lo], uint64_t(1)) - base] = Id(b);
-            if (b >= lo && b < hi) buffer[build_detail::fetch_add(cursor[b - lo], uint64_t(1)) - base] = Id(a);
-          }
+          for (size_t j = i; j < i + nb; ++j)
+            if (edges[j].u != edges[j].v) scatter(label[edges[j].u], label[edges[j].v]);
         }
-        const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
-        if (progress && omp_get_thread_num() == 0)
-          progress(fmt::format("pass {} (vertices {}..{})", passes, lo, hi).c_str(), d, m);
+        count(edges.size());
       });
-      sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
-      // Compact the range in place and append it; the cursors, spent, take the range's final offsets.
-      uint64_t kept_total = 0;
-      for (uint64_t v = lo; v < hi; ++v) {
-        const Id* list = buffer.data() + (raw[v] - base);
-        const uint64_t len = raw[v + 1] - raw[v];
-        const uint64_t kept = uint64_t(std::find(list, list + len, kNoVertex<Id>) - list);
-        if (kept_total != raw[v] - base) std::memmove(buffer.data() + kept_total, list, kept * sizeof(Id));
-        cursor[v - lo] = written + kept_total;
-        const uint64_t removed = len - kept;
-        duplicates[v] = uint8_t(std::min<uint64_t>(removed, Csr<Id>::kManyDuplicates));
-        if (removed >= Csr<Id>::kManyDuplicates) many.push_back({v, removed});
-        kept_total += kept;
-      }
-      writer.append(p, buffer.data(), kept_total);
-      writer.write_meta(cursor.data(), cursor.size() * sizeof(uint64_t));
-      written += kept_total;
-      lo = hi;
     }
-    writer.finish_part(p);
+    sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
+    // Compact the range in place and append it; the cursors, spent, take the range's final offsets.
+    uint64_t kept_total = 0;
+    for (uint64_t v = lo; v < hi; ++v) {
+      const Id* list = buffer.data() + (raw[v] - base);
+      const uint64_t len = raw[v + 1] - raw[v];
+      const uint64_t kept = uint64_t(std::find(list, list + len, kNoVertex<Id>) - list);
+      if (kept_total != raw[v] - base) std::memmove(buffer.data() + kept_total, list, kept * sizeof(Id));
+      cursor[v - lo] = written + kept_total;
+      const uint64_t removed = len - kept;
+      duplicates[v] = uint8_t(std::min<uint64_t>(removed, Csr<Id>::kManyDuplicates));
+      if (removed >= Csr<Id>::kManyDuplicates) many.push_back({v, removed});
+      kept_total += kept;
+    }
+    writer.append(p, buffer.data(), kept_total);
+    writer.write_meta(cursor.data(), cursor.size() * sizeof(uint64_t));
+    written += kept_total;
+    if (r + 1 == ranges.size() || ranges[r + 1].part != p) writer.finish_part(p);
   }
   writer.write_meta(&written, sizeof written);  // offsets[n]
   buffer = NumaArray<Id>();
@@ -134,7 +271,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   writer.write_meta(&count, sizeof count);
   writer.write_meta(many.data(), many.size() * 16);
   writer.commit(omp_get_wtime() - t0);
-  if (stats) *stats = {passes, std::max<uint64_t>(chunk, 1) * sizeof(Id)};
+  if (stats) *stats = {passes, std::max<uint64_t>(chunk, 1) * sizeof(Id), renumbered ? renumbered->bytes() : 0};
   return writer.layout();
 }
 

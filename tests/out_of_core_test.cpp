@@ -4,6 +4,7 @@
 // (EIO), never a wrong search; damaged or foreign CSR files are refused.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cstring>
 #include <filesystem>
@@ -79,27 +80,96 @@ TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
   Fixture f(12, 2);
   for (uint64_t memory : {uint64_t(1) << 30, uint64_t(64) << 10, uint64_t(24) << 10}) {
     for (int parts : {1, 3}) {
-      SCOPED_TRACE(testing::Message() << "memory " << memory << " parts " << parts);
-      std::filesystem::remove_all(CsrFiles::path_for(f.dir.path(), parts));
-      ExternalBuildStats stats;
-      build_csr_files<uint32_t>(f.dir, CsrFiles::path_for(f.dir.path(), parts), parts, Topology::detect(), memory, {}, &stats);
-      if (memory < (uint64_t(1) << 20)) {
-        EXPECT_GT(stats.passes, 3u);
+      for (bool renumber : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "memory " << memory << " parts " << parts << " renumber " << renumber);
+        std::filesystem::remove_all(CsrFiles::path_for(f.dir.path(), parts));
+        ExternalBuildStats stats;
+        build_csr_files<uint32_t>(f.dir, CsrFiles::path_for(f.dir.path(), parts), parts, Topology::detect(), memory, {},
+                                  &stats, false, renumber ? Renumbering{f.tmp.path(), 2} : Renumbering{});
+        if (memory < (uint64_t(1) << 20)) {
+          EXPECT_GT(stats.passes, 3u);
+        }
+        // Renumbered tuples only where they are allowed, pay (two passes or more) and their buffers fit.
+        EXPECT_EQ(stats.renumbered_bytes > 0, renumber && stats.passes >= 2 &&
+                                                  memory >= RenumberedEdges<uint32_t>::buffer_bytes(omp_get_max_threads()));
+        const CsrFiles files = CsrFiles::open(CsrFiles::path_for(f.dir.path(), parts), f.dir.header_hash(), 12);
+        const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+        ASSERT_EQ(g.n, f.in_core.n);
+        ASSERT_EQ(g.directed_edges(), f.in_core.directed_edges());
+        for (uint64_t v = 0; v < g.n; ++v) {
+          ASSERT_EQ(g.to_input[v], f.in_core.to_input[v]);
+          ASSERT_EQ(g.degree(v), f.in_core.degree(v));
+          ASSERT_EQ(g.raw_degree(v), f.in_core.raw_degree(v));
+        }
+        // The whole adjacency, read back through the cache with every list whole.
+        const EdgeCache<uint32_t> all = load_edge_cache(g, files, g.degree(0), kNoHubs);
+        ASSERT_EQ(all.adj.size(), f.in_core.adj.size());
+        for (uint64_t i = 0; i < all.adj.size(); ++i) ASSERT_EQ(all.adj[i], f.in_core.adj[i]) << i;
       }
-      const CsrFiles files = CsrFiles::open(CsrFiles::path_for(f.dir.path(), parts), f.dir.header_hash(), 12);
-      const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
-      ASSERT_EQ(g.n, f.in_core.n);
-      ASSERT_EQ(g.directed_edges(), f.in_core.directed_edges());
-      for (uint64_t v = 0; v < g.n; ++v) {
-        ASSERT_EQ(g.to_input[v], f.in_core.to_input[v]);
-        ASSERT_EQ(g.degree(v), f.in_core.degree(v));
-        ASSERT_EQ(g.raw_degree(v), f.in_core.raw_degree(v));
-      }
-      // The whole adjacency, read back through the cache with every list whole.
-      const EdgeCache<uint32_t> all = load_edge_cache(g, files, g.degree(0), kNoHubs);
-      ASSERT_EQ(all.adj.size(), f.in_core.adj.size());
-      for (uint64_t i = 0; i < all.adj.size(); ++i) ASSERT_EQ(all.adj[i], f.in_core.adj[i]) << i;
     }
+  }
+}
+
+// Passes over renumbered tuples build the same CSR as passes over the tuples, stored or regenerated; at a
+// SCALE whose lists outgrow a budget that still holds the renumbering's block buffers (2 threads).
+TEST(CsrFiles, RenumberedTuplesBuildTheSameCsr) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  struct Restore {
+    int threads;
+    ~Restore() { omp_set_num_threads(threads); }
+  } restore{threads};
+  const uint64_t memory = RenumberedEdges<uint32_t>::buffer_bytes(2) + (uint64_t(1) << 20);
+  for (bool stored : {true, false}) {
+    SCOPED_TRACE(stored ? "tuples stored" : "spec alone");
+    TempDir tmp;
+    const KroneckerSpec spec{15, 16, 5, 6};
+    write_graph_dir(Kronecker(spec), tmp / "g", false, {}, stored);
+    const GraphDir dir = GraphDir::open(tmp / "g");
+    const Csr<uint32_t> want = build_csr<uint32_t>(dir);
+    ExternalBuildStats stats;
+    build_csr_files<uint32_t>(dir, tmp / "csr", 1, Topology::detect(), memory, {}, &stats, false,
+                              Renumbering{tmp.path(), 2});
+    EXPECT_GE(stats.passes, 2u);
+    EXPECT_EQ(stats.renumbered_bytes, RenumberedEdges<uint32_t>::bytes_for(spec.edge_count()));
+    const CsrFiles files = CsrFiles::open(tmp / "csr", dir.header_hash(), spec.scale);
+    const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+    ASSERT_EQ(g.n, want.n);
+    for (uint64_t v = 0; v < g.n; ++v) {
+      ASSERT_EQ(g.to_input[v], want.to_input[v]);
+      ASSERT_EQ(g.raw_degree(v), want.raw_degree(v));
+    }
+    const EdgeCache<uint32_t> all = load_edge_cache(g, files, g.degree(0), kNoHubs);
+    ASSERT_EQ(all.adj.size(), want.adj.size());
+    for (uint64_t i = 0; i < all.adj.size(); ++i) ASSERT_EQ(all.adj[i], want.adj[i]) << i;
+  }
+}
+
+TEST(CsrFiles, RenumberedTuplesReadBackAsTheLabelledListAndRefuseADamagedBlock) {
+  Fixture f(12, 2);
+  NumaArray<uint32_t> label;
+  order_by_degree<uint32_t>(f.dir, label, {});
+  RenumberedEdges<uint32_t> renumbered(f.dir, label, f.tmp.path(), {});
+  std::vector<Edge> want(f.spec.edge_count());
+  Kronecker(f.spec).generate(0, want.size(), want.data());
+  std::atomic<uint64_t> seen{0}, wrong{0};
+  renumbered.for_each_block([&](uint64_t first, const uint32_t* pairs, uint64_t count) {
+    for (uint64_t j = 0; j < count; ++j)
+      if (pairs[2 * j] != label[want[first + j].u] || pairs[2 * j + 1] != label[want[first + j].v]) ++wrong;
+    seen += count;
+  });
+  EXPECT_EQ(seen, want.size());
+  EXPECT_EQ(wrong, 0u);
+  // Nothing is left in the directory: the scratch file was unlinked when it was made.
+  for (const auto& entry : std::filesystem::directory_iterator(f.tmp.path()))
+    EXPECT_EQ(entry.path().filename().string().rfind(".strata-spill", 0), std::string::npos) << entry.path();
+
+  renumbered.damage_for_testing(0);
+  try {
+    renumbered.for_each_block([](uint64_t, const uint32_t*, uint64_t) {});
+    FAIL() << "a damaged block was read back without an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not read back as written (block 0)"), std::string::npos) << e.what();
   }
 }
 
