@@ -32,6 +32,19 @@ inline T fetch_add(T& x, T v) {
   return std::atomic_ref<T>(x).fetch_add(v, std::memory_order_relaxed);
 }
 
+// fn(j, label[edges[j].u], label[edges[j].v]) for every edge, the label loads started a batch ahead.
+template <class Id, class Fn>
+void for_each_labelled(std::span<const Edge> edges, const NumaArray<Id>& label, Fn&& fn) {
+  for (size_t i = 0; i < edges.size(); i += kBatch) {
+    const size_t nb = std::min(kBatch, edges.size() - i);
+    for (size_t j = 0; j < nb; ++j) {
+      __builtin_prefetch(&label[edges[i + j].u]);
+      __builtin_prefetch(&label[edges[i + j].v]);
+    }
+    for (size_t j = i; j < i + nb; ++j) fn(j, label[edges[j].u], label[edges[j].v]);
+  }
+}
+
 // Lists at least this long are radix sorted: fewer passes over memory than comparison sorting, and no
 // mispredicted branches (SCALE 20: sorting took 0.13 s with 64 here against 0.16 s with 256 and 32).
 inline constexpr uint64_t kRadixMinLength = 64;
