@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <string>
 #include <optional>
+#include <sstream>
+#include <span>
 #include <vector>
 
 #include "apps/progress.hpp"
@@ -23,9 +25,27 @@
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 #include "storage/uring_reader.hpp"
+#if STRATA_WITH_MPI
+#include "cluster/run_mpi.hpp"
+#endif
 
 namespace strata {
 namespace {
+
+#if STRATA_WITH_MPI
+// Started by mpirun: the world's communicator, and whether every rank has agreed that its command line is
+// good (after that, an error on one rank ends them all; before, each rank stops on its own, in step).
+const Comm* mpi_comm = nullptr;
+bool mpi_agreed = false;
+// The one agreement every rank makes once: returns the ranks that failed; sets mpi_agreed.
+uint64_t mpi_agree(bool failed, bool& root_failed) {
+  std::vector<uint64_t> v = {failed ? 1u : 0u, failed && mpi_comm->root() ? 1u : 0u};
+  mpi_comm->sum_in_place(std::span<uint64_t>(v));
+  mpi_agreed = true;
+  root_failed = v[1] > 0;
+  return v[0];
+}
+#endif
 
 // Flag checks with one-line messages (CLI11's own print the double range, 309 digits, and accept nan).
 const CLI::Validator kPositive(
@@ -193,9 +213,28 @@ std::string version_text() {
                      STRATA_WITH_MPI ? ", Open MPI" : "; not compiled in: Open MPI");
 }
 
-// `strata run`: the driver with progress and traces on the terminal, then the JSON, the block and the summary.
+#if STRATA_WITH_MPI
+// `mpirun -np P strata run`: every rank runs the distributed driver once all have accepted their command line;
+// from then on an error on any rank ends them all. nullopt: another rank refused its command line (and said why).
+std::optional<RunResult> run_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
+  check_mpi_config(cfg, comm.size());
+  bool root_failed = false;
+  if (mpi_agree(false, root_failed) > 0) return std::nullopt;
+  try {
+    return run_graph500_mpi(cfg, hooks, comm);
+  } catch (const std::bad_alloc&) {
+    abort_all_ranks("out of memory");
+  } catch (const std::exception& e) {
+    abort_all_ranks(e.what());
+  }
+}
+#endif
+
+// `strata run`: the driver with progress and traces on the terminal, then the JSON, the block and the summary
+// (under mpirun, rank 0 alone prints them).
 int cmd_run(const RunConfig& cfg, const std::string& json_path) {
   std::optional<RunResult> result;
+  bool prints = true;
   {
     Progress progress("kernel 1");
     RunHooks hooks;
@@ -204,8 +243,16 @@ int cmd_run(const RunConfig& cfg, const std::string& json_path) {
       progress.update(done, total, detail);
     };
     hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, cfg.place.kind); };
-    result = run_graph500(cfg, hooks);
+#if STRATA_WITH_MPI
+    if (mpi_comm) {
+      prints = mpi_comm->root();
+      result = run_mpi(cfg, hooks, *mpi_comm);
+      if (!result) return 1;
+    } else
+#endif
+      result = run_graph500(cfg, hooks);
   }
+  if (!prints) return result->ok() ? 0 : 1;
   const RunResult& r = *result;
   const nlohmann::json j = to_json(r);
   if (!json_path.empty()) write_json_file(json_path, j);  // before the block: a failed write is no result
@@ -334,7 +381,17 @@ int main_checked(int argc, char** argv) {
   const std::vector<std::string> commands = {"generate", "info", "run", "compare", "tune"};
   if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
     throw Error(fmt::format("unknown command '{}': expected generate, info, run, compare or tune (strata --help)", argv[1]));
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+#if STRATA_WITH_MPI
+    if (mpi_comm && !mpi_comm->root()) {  // every rank parses the same line: rank 0 says what is wrong
+      std::ostringstream quiet;
+      return app.exit(e, quiet, quiet);
+    }
+#endif
+    return app.exit(e);
+  }
   if (show_version) {
     std::fputs(version_text().c_str(), stdout);
     return 0;
@@ -344,6 +401,11 @@ int main_checked(int argc, char** argv) {
     return 0;
   }
 
+#if STRATA_WITH_MPI
+  if (mpi_comm && mpi_comm->size() > 1 && !*run)
+    throw Error(fmt::format("strata {} runs in one process: start it without mpirun (only `run` runs across ranks)",
+                            app.get_subcommands().front()->get_name()));
+#endif
   if (*gen) return cmd_generate(gen_flags, gen_out, gen_checksum, gen_force, gen_no_tuples);
   if (*info) return cmd_info(info_dir);
   if (*compare) {
@@ -408,12 +470,43 @@ int main_checked(int argc, char** argv) {
   return cmd_run(cfg, json_path);
 }
 
+#if STRATA_WITH_MPI
+// Under mpirun: MPI for the whole process; rank 0 alone prints (other ranks' stdout is discarded, their
+// errors still reach stderr). A rank that stops before the agreement tells the others there.
+int main_mpi(int argc, char** argv) {
+  MpiSession session(argc, argv);
+  const Comm comm;
+  mpi_comm = &comm;
+  if (!comm.root() && !std::freopen("/dev/null", "w", stdout)) return 1;
+  int rc = 1;
+  std::string error;
+  try {
+    rc = main_checked(argc, argv);
+  } catch (const std::bad_alloc&) {
+    error = "out of memory";
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (mpi_agreed) {
+    if (!error.empty()) abort_all_ranks(error);
+    return rc;
+  }
+  bool root_failed = false;
+  mpi_agree(!error.empty() || rc != 0, root_failed);
+  if (!error.empty() && (comm.root() || !root_failed)) std::fprintf(stderr, "strata: error: %s\n", error.c_str());
+  return error.empty() ? rc : 1;
+}
+#endif
+
 }  // namespace
 }  // namespace strata
 
 int main(int argc, char** argv) {
   // A file-size limit should fail a write with EFBIG (reported and cleaned up), not kill the process.
   std::signal(SIGXFSZ, SIG_IGN);
+#if STRATA_WITH_MPI
+  if (strata::launched_by_mpirun()) return strata::main_mpi(argc, argv);
+#endif
   try {
     return strata::main_checked(argc, argv);
   } catch (const strata::Error& e) {

@@ -21,18 +21,31 @@ struct BfsOptions {
   bool trace = false;
 };
 
+// The direction policy, one for every search: bottom-up once the frontier's edges (scout) exceed the edges
+// still unexplored / alpha ...
+inline bool go_bottom_up(const BfsOptions& o, uint64_t scout, uint64_t edges_to_check) {
+  return o.direction == Direction::kBottomUp ||
+         (o.direction == Direction::kHybrid && double(scout) > double(edges_to_check) / o.alpha);
+}
+// ... and back to top-down once the frontier (awake of n vertices) shrinks below n / beta.
+inline bool stay_bottom_up(const BfsOptions& o, uint64_t awake, uint64_t old_awake, uint64_t n) {
+  return awake > 0 && (o.direction == Direction::kBottomUp || awake >= old_awake || double(awake) > double(n) / o.beta);
+}
+
 struct LevelTrace {
   bool bottom_up;
   uint64_t frontier;        // vertices in the frontier this level expanded
   uint64_t edges_examined;  // adjacency entries read (DRAM and storage)
   double seconds;
   LevelIo io;
+  uint64_t bytes_sent = 0;  // MPI: what the ranks sent each other this level
 };
 
 struct SearchStats {
   std::vector<LevelTrace> levels;  // filled when options.trace
   uint64_t edges_examined = 0;     // in DRAM and from storage
   LevelIo io;                      // the storage part
+  uint64_t bytes_sent = 0;         // MPI: what the ranks sent each other (every rank's total)
 };
 
 template <class Id>

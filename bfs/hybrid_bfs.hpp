@@ -117,16 +117,8 @@ class HybridBfs final : public GraphSearch<Id> {
     return Bitmap(n);
   }
 
-  // The direction policy: bottom-up once the frontier's edges exceed the unexplored edges / alpha.
-  bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const {
-    return opt_.direction == Direction::kBottomUp ||
-           (opt_.direction == Direction::kHybrid && double(scout) > double(edges_to_check) / opt_.alpha);
-  }
-  // ... and back to top-down once the frontier shrinks below n / beta.
-  bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const {
-    return awake > 0 && (opt_.direction == Direction::kBottomUp || awake >= old_awake ||
-                         double(awake) > double(g_.n) / opt_.beta);
-  }
+  bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
+  bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
 
   uint64_t bottom_up_levels(uint64_t frontier, SearchStats& stats) {
     uint64_t awake = frontier, old_awake;

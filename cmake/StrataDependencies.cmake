@@ -30,3 +30,16 @@ if(STRATA_TESTS)
   strata_require_package(GTest libgtest-dev)
   strata_require_package(Boost libboost-graph-dev 1.74)
 endif()
+
+# Open MPI (libopenmpi-dev) is optional: with it, `mpirun -np P strata run` runs across ranks; without it the
+# same binary runs in one process (and says so in --version).
+option(STRATA_MPI "Build the distributed run when MPI is found" ON)
+set(STRATA_WITH_MPI OFF)
+if(STRATA_MPI)
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(STRATA_WITH_MPI ON)
+  else()
+    message(STATUS "MPI not found: building without the distributed run (install libopenmpi-dev for it)")
+  endif()
+endif()

@@ -571,7 +571,8 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
 
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
                                                                 double construction,
-                                                                const std::vector<SearchRecord>& searches) {
+                                                                const std::vector<SearchRecord>& searches,
+                                                                int processes) {
   std::vector<double> time, nedge, validate;
   for (const auto& s : searches) {
     time.push_back(s.time);
@@ -582,7 +583,7 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
                                                    {"edgefactor", double(edgefactor)},
                                                    {"NBFS", double(searches.size())},
                                                    {"graph_generation", generation},
-                                                   {"num_mpi_processes", 1},
+                                                   {"num_mpi_processes", double(processes)},
                                                    {"construction_time", construction}};
   auto add = [&](const std::string& prefix, const std::string& suffix, const Summary& s) {
     r.push_back({prefix + "min" + suffix, s.min});

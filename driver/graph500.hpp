@@ -65,6 +65,18 @@ struct SearchRecord {
   bool valid;
 };
 
+// MPI: one rank's part of the graph and what it used.
+struct RankReport {
+  int rank = 0;
+  std::string host;
+  int threads = 0;
+  uint64_t first_vertex = 0, end_vertex = 0;  // internal ids [first, end)
+  uint64_t directed_edges = 0;                // its rows' entries after deduplication
+  uint64_t dram_bytes = 0;                    // its graph, search state and validation arrays
+  uint64_t build_bytes_sent = 0;              // kernel 1's tuples sent to other ranks
+  uint64_t search_bytes_sent = 0;             // over all timed searches
+};
+
 struct RunResult {
   KroneckerSpec spec;
   std::string graph_dir;
@@ -90,6 +102,9 @@ struct RunResult {
   uint64_t io_buffer_bytes = 0;
   bool registered_buffers = false;
   PlacementSpec place;  // as asked (I/O options, memory nodes)
+  int mpi_processes = 1;
+  std::string mpi_partition;       // MPI: how the vertices were split
+  std::vector<RankReport> ranks;   // MPI: by rank (empty in a single-process run)
 
   bool ok() const { return failure.empty(); }
   double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
@@ -111,7 +126,8 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks = {});
 // Every key of GRAPH500.md section 4, in the reference's order, by spec name.
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
                                                                 double construction,
-                                                                const std::vector<SearchRecord>& searches);
+                                                                const std::vector<SearchRecord>& searches,
+                                                                int processes = 1);
 
 // CPUs that other processes keep busy now: /proc/stat sampled over `seconds` while this process sleeps
 // (negative if unknown). Unlike the load average, it does not remember a build that just finished.

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config libnuma-dev liburing-dev libpmem-dev libxxhash-dev
           libboost-graph-dev libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev gnuplot-nox python3
-          xfsprogs)  # xfsprogs: bench/out_of_core.sh formats its loop device
+          xfsprogs libopenmpi-dev openmpi-bin)  # xfsprogs: bench/out_of_core.sh formats its loop device; Open MPI: mpirun -np P strata run
 stage() { printf 'setup: %s\n' "$*"; }
 
 stage "checking ${#packages[@]} Debian packages"

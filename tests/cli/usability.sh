@@ -37,7 +37,7 @@ fi
 "${as_user[@]}" env -i PATH="$tmp/bin" "$bash_path" "$tmp/copy/scripts/setup.sh" >"$tmp/setup.out" 2>&1
 rc=$?
 expect "setup.sh without root or sudo prints the apt-get line (exit $rc): $(head -c 300 "$tmp/setup.out")" bash -c "
-  [[ $rc -eq 1 ]] && grep -q '^setup: checking 16 Debian packages' '$tmp/setup.out' &&
+  [[ $rc -eq 1 ]] && grep -q '^setup: checking 18 Debian packages' '$tmp/setup.out' &&
   grep -q 'not root and no sudo' '$tmp/setup.out' && grep -q '^  apt-get update && apt-get install -y build-essential cmake' '$tmp/setup.out'"
 
 finish

@@ -1,0 +1,100 @@
+// The MPI communicator a distributed run talks through: rank and size, the session (MPI_Init/Finalize as an
+// RAII owner), typed all-to-all exchanges that count the bytes they send, bitmap gathers and reductions, and
+// the one way a rank's error ends the whole run (its message, naming the rank, then MPI_Abort).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace strata {
+
+// Whether this process was started by mpirun (Open MPI's environment): only then is MPI initialised, so a
+// plain `strata run` behaves exactly as without MPI.
+bool launched_by_mpirun();
+
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);  // MPI_Init_thread(FUNNELED): OpenMP threads inside, MPI on the main one
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+};
+
+// Prints "strata: error: rank R of P: message" on stderr and ends every rank (MPI_Abort): a failure on one
+// rank must never leave the others waiting in a collective.
+[[noreturn]] void abort_all_ranks(const std::string& message);
+
+class Comm {
+ public:
+  Comm();  // MPI_COMM_WORLD
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int ranks_on_this_node() const { return local_size_; }
+  bool root() const { return rank_ == 0; }
+
+  void barrier() const;
+  uint64_t sum(uint64_t x) const;
+  uint64_t max(uint64_t x) const;
+  double max(double x) const;
+  void sum_in_place(std::span<uint64_t> xs) const;
+  void sum_in_place(std::span<uint32_t> xs) const;
+
+  // Sends send[d] to rank d for every d and returns what every rank sent here, in rank order. Adds the bytes
+  // sent to other ranks to *sent.
+  template <class T>
+  std::vector<T> exchange(const std::vector<std::vector<T>>& send, uint64_t* sent = nullptr) const {
+    std::vector<uint64_t> counts(size_);
+    std::vector<T> flat;
+    for (int d = 0; d < size_; ++d) {
+      counts[d] = send[d].size();
+      flat.insert(flat.end(), send[d].begin(), send[d].end());
+    }
+    return exchange(flat, counts, sent);
+  }
+  // The same with the send buffer already grouped by destination (counts[d] items for rank d, in order).
+  template <class T>
+  std::vector<T> exchange(const std::vector<T>& flat, const std::vector<uint64_t>& counts, uint64_t* sent = nullptr) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> received;
+    exchange_bytes(flat.data(), counts, sizeof(T), received_counts_, [&](uint64_t n) {
+      received.resize(n);
+      return static_cast<void*>(received.data());
+    }, sent);
+    return received;
+  }
+  // Items each rank sent in the last exchange (rank order), e.g. to send replies back.
+  const std::vector<uint64_t>& received_counts() const { return received_counts_; }
+
+  // words[first[r] .. first[r] + count[r]) is rank r's part: fills in every other rank's part.
+  void allgather_words(uint64_t* words, const std::vector<uint64_t>& first, const std::vector<uint64_t>& count,
+                       uint64_t* sent = nullptr) const;
+
+  // Rank `from`'s string on every rank.
+  std::string broadcast(const std::string& text, int from) const;
+
+ private:
+  template <class Alloc>
+  void exchange_bytes(const void* send, const std::vector<uint64_t>& counts, size_t item, std::vector<uint64_t>& got,
+                      Alloc&& alloc, uint64_t* sent) const {
+    exchange_counts(counts, got);
+    void* recv = alloc(total(got));
+    alltoallv(send, counts, recv, got, item, sent);
+  }
+  static uint64_t total(const std::vector<uint64_t>& counts) {
+    uint64_t t = 0;
+    for (uint64_t c : counts) t += c;
+    return t;
+  }
+  void exchange_counts(const std::vector<uint64_t>& counts, std::vector<uint64_t>& got) const;
+  void alltoallv(const void* send, const std::vector<uint64_t>& counts, void* recv, const std::vector<uint64_t>& got,
+                 size_t item, uint64_t* sent) const;
+
+  int rank_ = 0, size_ = 1, local_size_ = 1;
+  mutable std::vector<uint64_t> received_counts_;
+};
+
+}  // namespace strata

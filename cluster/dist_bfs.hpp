@@ -1,0 +1,187 @@
+// Distributed direction-optimizing BFS over a 1-D partition (Beamer, Buluç, Asanović, Patterson, IPDPS 2013):
+// top-down, each rank expands its frontier vertices and sends (child, parent) pairs to the children's owners
+// (one alltoallv a level); bottom-up, the ranks first share the frontier as one global bitmap (an allgather
+// of N bits) and each looks for parents of its own unvisited vertices without further messages. The direction
+// switch is the single-process policy on global counts, so both take the same turns on the same graph.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "bfs/bitmap.hpp"
+#include "bfs/graph_search.hpp"
+#include "cluster/comm.hpp"
+#include "cluster/dist_graph.hpp"
+#include "core/ids.hpp"
+
+namespace strata {
+
+class DistBfs {
+ public:
+  DistBfs(const DistGraph& g, const Comm& comm, const BfsOptions& options)
+      : g_(g), comm_(comm), opt_(options), parent_(g.local_count()), words_((g.local_count() + 63) / 64),
+        front_(words_), next_(words_), global_(g.part.ids() / 64, 0) {
+    for (int r = 0; r < comm.size(); ++r) {
+      first_word_.push_back(g.part.begin(r) / 64);
+      word_count_.push_back((g.part.count(r) + 63) / 64);
+    }
+  }
+
+  // Searches from internal vertex root (collective); out[v - lo] = the input label of local v's parent (the
+  // root's: itself; unreached: kNoVertex). Translating labels is part of the search, as single-process.
+  SearchStats search(DistId root, DistId* out) {
+    SearchStats stats;
+    std::fill(parent_.begin(), parent_.end(), kNoVertex<DistId>);
+    std::fill(front_.begin(), front_.end(), 0);
+    uint64_t scout = 0;
+    if (g_.owns(root)) {
+      parent_[root - g_.lo] = root;
+      set(front_, root - g_.lo);
+      scout = g_.degree(root);
+    }
+    scout = comm_.sum(scout);
+    uint64_t frontier = 1, edges_to_check = g_.directed_edges;
+    while (frontier > 0) {
+      const double t0 = omp_get_wtime();
+      uint64_t examined = 0, sent = 0;
+      const uint64_t expanded = frontier;
+      const bool up = go_bottom_up(scout, edges_to_check);
+      if (up) {
+        // Bottom-up for as long as the policy holds (the frontier's degree sum is not needed meanwhile).
+        uint64_t awake = frontier, old_awake;
+        do {
+          const double l0 = omp_get_wtime();
+          uint64_t level_examined = 0, level_sent = 0;
+          old_awake = awake;
+          awake = bottom_up_step(level_examined, level_sent);
+          record(stats, true, old_awake, level_examined, level_sent, l0);
+        } while (stay_bottom_up(awake, old_awake));
+        frontier = awake;
+        scout = 1;
+        continue;
+      }
+      edges_to_check -= std::min(edges_to_check, scout);
+      frontier = top_down_step(scout, examined, sent);
+      record(stats, false, expanded, examined, sent, t0);
+    }
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < parent_.size(); ++i)
+      out[i] = parent_[i] == kNoVertex<DistId> ? kNoVertex<DistId> : g_.to_input[parent_[i]];
+    return stats;
+  }
+
+  // Sum of raw degrees over the vertices the last search reached, on every rank: 2 * nedge.
+  uint64_t reached_raw_degree_sum() const {
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (uint64_t i = 0; i < parent_.size(); ++i) sum += parent_[i] != kNoVertex<DistId> ? g_.raw_degree[i] : 0;
+    return comm_.sum(sum);
+  }
+  uint64_t state_bytes() const {
+    return parent_.size() * sizeof(DistId) + (front_.size() + next_.size() + global_.size()) * sizeof(uint64_t);
+  }
+
+ private:
+  static void set(std::vector<uint64_t>& bits, uint64_t i) {
+    std::atomic_ref<uint64_t>(bits[i >> 6]).fetch_or(uint64_t(1) << (i & 63), std::memory_order_relaxed);
+  }
+  bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
+  bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
+
+  void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, uint64_t sent, double t0) {
+    examined = comm_.sum(examined);
+    sent = comm_.sum(sent);
+    s.edges_examined += examined;
+    s.bytes_sent += sent;
+    if (opt_.trace) s.levels.push_back({up, frontier, examined, omp_get_wtime() - t0, LevelIo{}, sent});
+  }
+
+  // Claims local vertex v for parent u; returns v's degree if this call claimed it, else 0.
+  uint64_t claim(DistId v, DistId u) {
+    DistId& p = parent_[v - g_.lo];
+    if (std::atomic_ref<DistId>(p).load(std::memory_order_relaxed) != kNoVertex<DistId>) return 0;
+    DistId expected = kNoVertex<DistId>;
+    if (!std::atomic_ref<DistId>(p).compare_exchange_strong(expected, u, std::memory_order_relaxed)) return 0;
+    set(next_, v - g_.lo);
+    return g_.degree(v);
+  }
+
+  // TopDownStep: local children claimed at once, remote ones sent to their owners as (child, parent).
+  uint64_t top_down_step(uint64_t& scout, uint64_t& examined, uint64_t& sent) {
+    std::fill(next_.begin(), next_.end(), 0);
+    RankBuffers<IdPair> remote(omp_get_max_threads(), comm_.size());
+    uint64_t new_scout = 0, looked = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : new_scout, looked)
+    for (uint64_t w = 0; w < words_; ++w)
+      for (uint64_t bits = front_[w]; bits; bits &= bits - 1) {
+        const DistId u = DistId(g_.lo + w * 64 + uint64_t(__builtin_ctzll(bits)));
+        const uint64_t first = g_.offsets[u - g_.lo], last = g_.offsets[u - g_.lo + 1];
+        looked += last - first;
+        for (uint64_t i = first; i < last; ++i) {
+          const DistId v = g_.adj[i];
+          if (g_.owns(v)) new_scout += claim(v, u);
+          else remote.mine(g_.part.owner(v)).push_back({v, u});
+        }
+      }
+    const std::vector<IdPair> got = comm_.exchange(remote.merge(), &sent);
+#pragma omp parallel for schedule(static) reduction(+ : new_scout)
+    for (size_t i = 0; i < got.size(); ++i) new_scout += claim(got[i].first, got[i].second);
+    scout = comm_.sum(new_scout);
+    examined = looked;
+    front_.swap(next_);
+    return comm_.sum(count(front_));
+  }
+
+  // BottomUpStep: the frontier gathered into one global bitmap, then each unvisited local vertex takes the
+  // first neighbour found in it (lists start with the highest-degree neighbours).
+  uint64_t bottom_up_step(uint64_t& examined, uint64_t& sent) {
+    std::copy(front_.begin(), front_.end(), global_.begin() + first_word_[comm_.rank()]);
+    comm_.allgather_words(global_.data(), first_word_, word_count_, &sent);
+    const uint64_t* front = global_.data();
+    uint64_t awake = 0, looked = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake, looked)
+    for (uint64_t w = 0; w < words_; ++w) {
+      uint64_t bits = 0;
+      const uint64_t end = std::min<uint64_t>(64, g_.local_count() - w * 64);
+      for (uint64_t j = 0; j < end; ++j) {
+        const uint64_t i = w * 64 + j;
+        if (parent_[i] != kNoVertex<DistId>) continue;
+        const DistId* first = g_.adj.data() + g_.offsets[i];
+        const DistId* last = g_.adj.data() + g_.offsets[i + 1];
+        const DistId* it = first_marked(front, first, last);
+        looked += uint64_t(std::min(it + 1, last) - first);
+        if (it != last) {
+          parent_[i] = *it;
+          bits |= uint64_t(1) << j;
+          ++awake;
+        }
+      }
+      next_[w] = bits;
+    }
+    examined = looked;
+    front_.swap(next_);
+    return comm_.sum(awake);
+  }
+
+  static uint64_t count(const std::vector<uint64_t>& bits) {
+    uint64_t c = 0;
+#pragma omp parallel for reduction(+ : c)
+    for (size_t i = 0; i < bits.size(); ++i) c += uint64_t(__builtin_popcountll(bits[i]));
+    return c;
+  }
+
+  const DistGraph& g_;
+  const Comm& comm_;
+  BfsOptions opt_;
+  std::vector<DistId> parent_;  // local vertices' parents, internal ids
+  uint64_t words_;
+  std::vector<uint64_t> front_, next_;  // local bitmaps
+  std::vector<uint64_t> global_;        // bottom-up: the whole frontier (id space, holes never set)
+  std::vector<uint64_t> first_word_, word_count_;  // each rank's part of global_
+};
+
+}  // namespace strata

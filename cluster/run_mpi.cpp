@@ -1,0 +1,210 @@
+#include "cluster/run_mpi.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "cluster/dist_bfs.hpp"
+#include "cluster/dist_graph.hpp"
+#include "cluster/dist_validator.hpp"
+#include "core/error.hpp"
+#include "core/timer.hpp"
+#include "core/units.hpp"
+#include "engine/memory.hpp"
+#include "storage/graph_dir.hpp"
+
+namespace strata {
+
+void check_mpi_config(const RunConfig& cfg, int processes) {
+  const std::string under = fmt::format("under mpirun ({} processes)", processes);
+  if (cfg.place.kind != Placement::kInCore)
+    throw Error(fmt::format("--placement {} is not available {} yet: each rank keeps its part in DRAM (in-core)",
+                            placement_name(cfg.place.kind), under));
+  if (cfg.place.memory.any()) throw Error("--mem-nodes and --interleave are not available " + under + " yet");
+  if (cfg.validate_against == ValidationMethod::kCsr)
+    throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
+  if (cfg.corrupt_csr) throw Error("--debug-corrupt-csr tests the CSR certificate, which a run " + under + " does not use");
+  if (cfg.id_bytes == 8) throw Error("--debug-id-bytes 8: a run " + under + " uses 32-bit ids (SCALE 31 at most)");
+  if (cfg.numa_parts > 0) throw Error("--numa-nodes: a run " + under + " partitions by rank (start one rank per NUMA node)");
+}
+
+namespace {
+
+void report(const RunHooks& hooks, const Comm& comm, const std::string& phase, uint64_t done, uint64_t total,
+            const std::string& detail = {}) {
+  if (hooks.progress && comm.root()) hooks.progress(phase, done, total, detail);
+}
+
+// DRAM a rank needs at its peak (kernel 1): the global degree, label, map and prefix arrays (20 bytes a
+// vertex), its raw rows (two ids a tuple over P ranks, a tenth for imbalance) and a round's buffers (the
+// tuples, the pairs sent and received).
+uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes) {
+  const uint64_t n = spec.vertex_count(), m = spec.edge_count();
+  const uint64_t rows = 2 * m / uint64_t(processes) * sizeof(DistId) * 11 / 10;
+  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 4 * 2 * sizeof(DistId));
+  return 20 * n + rows + round;
+}
+
+void check_memory(const KroneckerSpec& spec, const Comm& comm) {
+  const uint64_t each = rank_peak_bytes(spec, comm.size()), node = each * uint64_t(comm.ranks_on_this_node());
+  const uint64_t have = available_memory_bytes();
+  if (node > have)
+    throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank); {} available",
+                            spec.scale, comm.ranks_on_this_node(), human_bytes(double(node)), human_bytes(double(each)),
+                            human_bytes(double(have))));
+}
+
+// A cycle planted in one rank's part of a search's output (--debug-corrupt-search): the last rank with a
+// reached vertex other than the root makes it its own parent.
+void plant_cycle(const DistGraph& g, DistId* out, uint64_t root, const Comm& comm) {
+  uint64_t at = UINT64_MAX;
+  for (uint64_t v = g.lo; v < g.hi && at == UINT64_MAX; ++v)
+    if (out[v - g.lo] != kNoVertex<DistId> && g.to_input[v] != root) at = v;
+  const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
+  if (planter == uint64_t(comm.rank()) + 1) out[at - g.lo] = g.to_input[at];
+}
+
+std::vector<DistId> internal_roots(const DistGraph& g, const std::vector<uint64_t>& roots) {
+  std::vector<std::pair<uint64_t, size_t>> sorted;  // (label, index)
+  for (size_t i = 0; i < roots.size(); ++i) sorted.push_back({roots[i], i});
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<DistId> ids(roots.size(), kNoVertex<DistId>);
+#pragma omp parallel for
+  for (uint64_t v = 0; v < g.to_input.size(); ++v) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{g.to_input[v], 0});
+    for (; it != sorted.end() && it->first == g.to_input[v]; ++it) ids[it->second] = DistId(v);
+  }
+  return ids;
+}
+
+void record_verdict(RunResult& r, size_t i, const Verdict& v, double seconds) {
+  SearchRecord& s = r.searches[i];
+  s.validate_time = seconds;
+  s.valid = v.valid;
+  r.validation.time += seconds;
+  ++r.validation.tuple_passes;
+  if (!v.valid && r.failure.empty())
+    r.failure = fmt::format("validation failed for search {} (root {}): {}", i, s.root, v.message);
+}
+
+// Every rank's RankReport on rank 0, in rank order.
+std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
+  struct Plain {
+    char host[64];
+    int32_t rank, threads;
+    uint64_t first, end, edges, dram, build_sent, search_sent;
+  } p{};
+  p = {{}, mine.rank, mine.threads, mine.first_vertex, mine.end_vertex, mine.directed_edges, mine.dram_bytes,
+       mine.build_bytes_sent, mine.search_bytes_sent};
+  std::strncpy(p.host, mine.host.c_str(), sizeof(p.host) - 1);
+  std::vector<std::vector<Plain>> send(comm.size());
+  send[0].push_back(p);
+  std::vector<RankReport> all;
+  for (const Plain& q : comm.exchange(send))
+    all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent});
+  return all;
+}
+
+template <class Source>
+void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+  r.spec = source.spec();
+  if (r.spec.scale > 31) throw Error(fmt::format("SCALE {}: a run under mpirun uses 32-bit ids (SCALE 31 at most) for now", r.spec.scale));
+  check_memory(r.spec, comm);
+  const TupleShare<Source> share(source, comm);
+
+  comm.barrier();
+  double t0 = now();
+  uint64_t round = 0;
+  share.for_each_round([&](std::span<const Edge>) { report(hooks, comm, "kernel 0", ++round, share.rounds); });
+  r.generation_time = comm.max(now() - t0);
+
+  comm.barrier();
+  t0 = now();
+  DistBuildReport build;
+  const DistGraph g = build_dist_graph(share, comm, build, [&](const char* phase, uint64_t d, uint64_t t) {
+    report(hooks, comm, std::string("kernel 1: ") + phase, d, t);
+  });
+  r.construction_time = comm.max(now() - t0);
+  r.directed_edges = g.directed_edges;
+
+  const std::vector<uint64_t> roots =
+      search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
+  if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
+  const std::vector<DistId> internal = internal_roots(g, roots);
+
+  DistBfs bfs(g, comm, cfg.bfs);
+  std::optional<DistValidator> validator;
+  if (cfg.validate) validator.emplace(g.n, comm);
+  std::vector<DistId> out(g.local_count());
+  bfs.search(internal[0], out.data());  // warm-up, untimed
+  uint64_t search_sent = 0;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    comm.barrier();
+    const double s0 = now();
+    SearchStats stats = bfs.search(internal[i], out.data());
+    const double time = comm.max(now() - s0);
+    const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
+    r.searches.push_back({roots[i], time, nedge, 0.0, false});
+    search_sent += stats.bytes_sent;
+    if (cfg.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
+    if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
+    stats.levels.clear();
+    r.search_stats.push_back(std::move(stats));
+    if (validator) {
+      const double v0 = now();
+      const Verdict v = validator->check(g, out.data(), roots[i], nedge, share);
+      record_verdict(r, i, v, comm.max(now() - v0));
+    }
+    report(hooks, comm, "kernel 2", i + 1, roots.size(),
+           fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
+  }
+
+  r.validate_batch = 1;
+  r.parts = 1;
+  r.numa_nodes = 1;
+  r.id_bytes = sizeof(DistId);
+  r.mpi_processes = comm.size();
+  r.partitions = fmt::format("vertex k of the degree order on rank k mod {}", comm.size());
+  r.mpi_partition = "1-D: vertices dealt to the ranks in degree order, one each in turn (equal vertices, about equal "
+                    "adjacency entries)";
+  char host[64] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  const uint64_t validation = validator ? 16 * (g.n / uint64_t(comm.size()) + 1) : 0;  // parents, levels, bits
+  const RankReport mine{comm.rank(), host, omp_get_max_threads(), g.lo, g.hi, g.offsets.back(),
+                        g.bytes() + bfs.state_bytes() + out.size() * sizeof(DistId) + validation, build.bytes_sent,
+                        search_sent};
+  r.ranks = gather_ranks(mine, comm);
+  r.dram.graph = comm.sum(g.bytes());
+  r.dram_bytes = comm.sum(mine.dram_bytes);
+  if (!r.ok()) return;
+  r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
+                                     r.searches, comm.size());
+}
+
+}  // namespace
+
+RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
+  check_mpi_config(cfg, comm.size());
+  if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
+  RunResult r;
+  r.graph_dir = cfg.graph_dir;
+  r.threads = omp_get_max_threads();
+  r.bfs = cfg.bfs;
+  r.validate = cfg.validate;
+  r.place = cfg.place;
+  r.validation.method = ValidationMethod::kTuples;
+  if (!cfg.graph_dir.empty()) {
+    const GraphDir dir = GraphDir::open(cfg.graph_dir);
+    run_on(r, cfg, dir, comm, hooks);
+  } else {
+    run_on(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
+  }
+  return r;
+}
+
+}  // namespace strata

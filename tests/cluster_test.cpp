@@ -1,0 +1,213 @@
+// The distributed engine under mpirun (ctest runs it on 1 to 4 ranks): kernel 1's rows are the graph, each
+// search's tree matches a single-process search's levels, and the distributed validator catches every kind of
+// planted error, planted in one rank's part of a correct result.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "bfs/hybrid_bfs.hpp"
+#include "cluster/comm.hpp"
+#include "cluster/dist_bfs.hpp"
+#include "cluster/dist_graph.hpp"
+#include "cluster/dist_validator.hpp"
+#include "engine/build_csr.hpp"
+#include "engine/placement.hpp"
+#include "generators/edge_stream.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+const Comm* world = nullptr;
+const KroneckerSpec kSpec{10, 16, 2, 3};
+
+// One distributed graph and a correct search for the suite; every rank also holds the whole result (by input
+// label) and the whole edge set, so all ranks choose the same vertex to damage.
+class Distributed : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    source_ = new GeneratedEdges{Kronecker(kSpec)};
+    share_ = new TupleShare<GeneratedEdges>(*source_, *world);
+    DistBuildReport report;
+    g_ = new DistGraph(build_dist_graph(*share_, *world, report));
+    DistBfs bfs(*g_, *world, BfsOptions{});
+    root_ = 0;
+    while (!((g_->has_edge[root_ >> 6] >> (root_ & 63)) & 1)) ++root_;
+    DistId internal = 0;
+    for (uint64_t v = 0; v < g_->to_input.size(); ++v)
+      if (g_->to_input[v] == root_) internal = DistId(v);
+    out_ = std::vector<DistId>(g_->local_count());
+    bfs.search(internal, out_.data());
+    nedge_ = bfs.reached_raw_degree_sum() / 2;
+    // Everyone's output by input label, on every rank.
+    std::vector<std::vector<IdPair>> send(world->size());
+    for (int r = 0; r < world->size(); ++r)
+      for (uint64_t v = g_->lo; v < g_->hi; ++v) send[r].push_back({g_->to_input[v], out_[v - g_->lo]});
+    parent_.assign(kSpec.vertex_count(), kNoVertex<DistId>);
+    for (const IdPair& p : world->exchange(send)) parent_[p.first] = p.second;
+    for_each_edge_chunk(Kronecker(kSpec), [&](uint64_t, std::span<const Edge> edges) {
+#pragma omp critical
+      for (const Edge& e : edges) edges_.insert({std::min(e.u, e.v), std::max(e.u, e.v)});
+    });
+  }
+  static void TearDownTestSuite() {
+    delete g_;
+    delete share_;
+    delete source_;
+  }
+
+  // Checks the result with label x's parent set to p (on the rank that holds x), expected nedge `nedge`.
+  Verdict check_with(uint64_t x, DistId p, uint64_t nedge) {
+    std::vector<DistId> out = out_;
+    for (uint64_t v = g_->lo; v < g_->hi; ++v)
+      if (g_->to_input[v] == x) out[v - g_->lo] = p;
+    DistValidator validator(g_->n, *world);
+    return validator.check(*g_, out.data(), root_, nedge, *share_);
+  }
+  static bool edge(uint64_t a, uint64_t b) { return edges_.count({std::min(a, b), std::max(a, b)}) > 0; }
+  static std::vector<int> levels() { return test::depths(parent_, root_); }
+  static bool is_parent(uint64_t v) {
+    for (uint64_t x = 0; x < parent_.size(); ++x)
+      if (x != root_ && parent_[x] == v) return true;
+    return false;
+  }
+
+  static inline GeneratedEdges* source_ = nullptr;
+  static inline TupleShare<GeneratedEdges>* share_ = nullptr;
+  static inline DistGraph* g_ = nullptr;
+  static inline uint64_t root_ = 0, nedge_ = 0;
+  static inline std::vector<DistId> out_;
+  static inline std::vector<DistId> parent_;
+  static inline std::set<std::pair<uint64_t, uint64_t>> edges_;
+};
+
+TEST_F(Distributed, RowsHoldEveryEdgeOnceAndNothingElse) {
+  std::set<std::pair<uint64_t, uint64_t>> mine;
+  uint64_t entries = 0;
+  for (uint64_t v = g_->lo; v < g_->hi; ++v)
+    for (uint64_t k = g_->offsets[v - g_->lo]; k < g_->offsets[v - g_->lo + 1]; ++k) {
+      const uint64_t a = g_->to_input[v], b = g_->to_input[g_->adj[k]];
+      EXPECT_TRUE(edge(a, b)) << a << "-" << b;
+      EXPECT_NE(a, b);
+      mine.insert({a, b});
+      ++entries;
+    }
+  EXPECT_EQ(mine.size(), entries) << "a duplicate in the rows";
+  uint64_t undirected_without_loops = 0;
+  for (const auto& [a, b] : edges_) undirected_without_loops += a != b;
+  EXPECT_EQ(world->sum(entries), 2 * undirected_without_loops);
+}
+
+TEST_F(Distributed, SearchMatchesTheSingleProcessLevels) {
+  const Csr<uint32_t> g = build_csr<uint32_t>(GeneratedEdges{Kronecker(kSpec)});
+  const Partitioning parts = partition_by_work(g, 1, Topology::detect());
+  HybridBfs<uint32_t> bfs(g, parts, BfsOptions{});
+  std::vector<uint32_t> one(g.n);
+  DistId internal = 0;
+  for (uint64_t v = 0; v < g.n; ++v)
+    if (g.to_input[v] == root_) internal = DistId(v);
+  bfs.search(internal, one.data());
+  EXPECT_EQ(test::depths(one, root_), levels());
+  EXPECT_EQ(bfs.reached_raw_degree_sum() / 2, nedge_);
+}
+
+TEST_F(Distributed, ACorrectResultPasses) {
+  const Verdict v = check_with(root_, DistId(root_), nedge_);
+  EXPECT_TRUE(v.valid) << v.message;
+  EXPECT_EQ(v.nedge, nedge_);
+}
+
+TEST_F(Distributed, Rule1ACycle) {
+  const std::vector<int> lv = levels();
+  uint64_t x = 0;
+  while (x < lv.size() && lv[x] < 2) ++x;
+  ASSERT_LT(x, lv.size());
+  const Verdict v = check_with(x, DistId(x), nedge_);  // its own parent: never reaches the root
+  EXPECT_EQ(v.rule, 1) << v.message;
+}
+
+TEST_F(Distributed, Rule1ARootThatIsNotItsOwnParent) {
+  uint64_t child = 0;
+  while (child < parent_.size() && (child == root_ || parent_[child] != root_)) ++child;
+  ASSERT_LT(child, parent_.size());
+  const Verdict v = check_with(root_, DistId(child), nedge_);
+  EXPECT_EQ(v.rule, 1) << v.message;
+}
+
+TEST_F(Distributed, Rule1AParentOutOfRange) {
+  const std::vector<int> lv = levels();
+  uint64_t x = 0;
+  while (x < lv.size() && lv[x] < 1) ++x;
+  ASSERT_LT(x, lv.size());
+  const Verdict v = check_with(x, DistId(kSpec.vertex_count() + 5), nedge_);
+  EXPECT_EQ(v.rule, 1) << v.message;
+}
+
+TEST_F(Distributed, Rule3ALevelSkipped) {
+  // The shallowest leaf moved under the deepest vertex (not its neighbour): its edge to its old parent now
+  // spans three levels or more.
+  const std::vector<int> lv = levels();
+  uint64_t x = lv.size(), deep = 0;
+  for (uint64_t v = 0; v < lv.size(); ++v) {
+    if (lv[v] > lv[deep]) deep = v;
+    if (lv[v] >= 1 && !is_parent(v) && (x == lv.size() || lv[v] < lv[x])) x = v;
+  }
+  ASSERT_LT(x, lv.size());
+  ASSERT_GE(lv[deep], lv[x] + 2) << "the tree is too shallow for this test";
+  ASSERT_FALSE(edge(x, deep));
+  const Verdict v = check_with(x, DistId(deep), nedge_);
+  EXPECT_EQ(v.rule, 3) << v.message;
+}
+
+TEST_F(Distributed, Rule4AReachedLeafMarkedUnreached) {
+  const std::vector<int> lv = levels();
+  uint64_t x = 0;
+  while (x < lv.size() && (lv[x] < 1 || is_parent(x))) ++x;
+  ASSERT_LT(x, lv.size());
+  const Verdict v = check_with(x, kNoVertex<DistId>, nedge_);
+  EXPECT_EQ(v.rule, 4) << v.message;
+}
+
+TEST_F(Distributed, Rule5AParentThatIsNoNeighbour) {
+  // Same level as the true parent, so every level stays right; only the tree edge is missing from the input.
+  const std::vector<int> lv = levels();
+  for (uint64_t x = 0; x < lv.size(); ++x) {
+    if (lv[x] < 2) continue;
+    for (uint64_t p = 0; p < lv.size(); ++p)
+      if (lv[p] == lv[x] - 1 && !edge(x, p)) {
+        const Verdict v = check_with(x, DistId(p), nedge_);
+        EXPECT_EQ(v.rule, 5) << v.message;
+        return;
+      }
+  }
+  FAIL() << "no vertex to plant the error on";
+}
+
+TEST_F(Distributed, NedgeMiscounted) {
+  const Verdict v = check_with(root_, DistId(root_), nedge_ + 1);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.rule, 6) << v.message;
+}
+
+}  // namespace
+}  // namespace strata
+
+// Under mpirun only: MPI for the whole test run, rank 0 prints, the run fails if any rank's tests fail.
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (!strata::launched_by_mpirun()) {
+    std::fprintf(stderr, "cluster_test runs under mpirun (ctest starts it with mpirun -np 1..4)\n");
+    return 1;
+  }
+  strata::MpiSession session(argc, argv);
+  const strata::Comm comm;
+  strata::world = &comm;
+  if (!comm.root()) delete ::testing::UnitTest::GetInstance()->listeners().Release(
+      ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  const int failed = RUN_ALL_TESTS() != 0;
+  return int(comm.max(uint64_t(failed)));
+}
