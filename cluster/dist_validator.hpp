@@ -1,9 +1,10 @@
-// Graph500 validation across the ranks, independent of kernel 1 and of the search: the parents are moved to
-// a block partition of the input labels, levels are derived from the parents alone (rule 1: each round asks
-// the parents' owners for their levels; a vertex whose chain never reaches the root is on a cycle or hangs off
-// an unreached parent), then one pass over the input tuples, each rank its own share, checks rules 3-5 and
-// recounts nedge (reference 3.0 rule) in two hops: a tuple (u, v) goes to u's owner, which adds u's level and
-// forwards it to v's owner. Every rank returns the same verdict: the first rule broken anywhere, its witness.
+// Graph500 validation across the ranks, independent of kernel 1 and of the search: each search's parents are
+// moved to a block partition of the input labels and its levels derived from the parents alone (rule 1: each
+// round asks the parents' owners for their levels; a vertex whose chain never reaches the root is on a cycle
+// or hangs off an unreached parent). Then one pass over the input tuples, each rank its own share, checks
+// rules 3-5 and recounts nedge (reference 3.0 rule) for a whole batch of searches, in two hops: a tuple (u, v)
+// goes to u's owner, which adds u's level in every search of the batch and forwards it to v's owner. Every
+// rank returns the same verdicts: per search, the first rule broken anywhere and its witness.
 #pragma once
 #include <omp.h>
 
@@ -23,180 +24,231 @@ namespace strata {
 
 class DistValidator {
  public:
-  DistValidator(uint64_t n, const Comm& comm)
-      : n_(n), comm_(comm), block_((n + comm.size() - 1) / comm.size()), a_(std::min(n, block_ * comm.rank())),
-        b_(std::min(n, a_ + block_)), parent_(b_ - a_), level_(b_ - a_), tree_edge_((b_ - a_ + 63) / 64) {}
+  // DRAM a rank needs for a batch of `slots` searches of a graph of n vertices over `ranks` ranks.
+  static uint64_t batch_bytes(uint64_t n, int ranks, int slots) {
+    return uint64_t(slots) * ((n + ranks - 1) / ranks) * (sizeof(DistId) + sizeof(int32_t) + 1);
+  }
 
-  // Checks one search (collective): out[v - g.lo] is the parent's input label of local internal vertex v.
+  DistValidator(uint64_t n, const Comm& comm, int slots)
+      : n_(n), comm_(comm), block_((n + comm.size() - 1) / comm.size()), a_(std::min(n, block_ * comm.rank())),
+        b_(std::min(n, a_ + block_)), slots_(slots), parent_((b_ - a_) * slots), level_((b_ - a_) * slots),
+        tree_edge_((b_ - a_) * slots) {}
+
+  int size() const { return int(searches_.size()); }
+  bool full() const { return size() == slots_; }
+
+  // Adds one search to the batch (collective): out[v - g.lo] is the parent's input label of local vertex v, by
+  // distributed id; its levels are derived now, so `out` may be reused at once.
+  void add(const DistGraph& g, const DistId* out, uint64_t root, uint64_t nedge) {
+    Search& s = searches_.emplace_back(*this, size());
+    s.root = root;
+    s.nedge = nedge;
+    gather_parents(s, g, out);
+    derive_levels(s);
+  }
+
+  // One pass over this rank's tuples for the whole batch (collective); the verdicts in the order added, the
+  // same on every rank. Empties the batch.
   template <class Source>
-  Verdict check(const DistGraph& g, const DistId* out, uint64_t root, uint64_t nedge, const TupleShare<Source>& tuples) {
-    failure_ = {};
-    gather_parents(g, out);
-    derive_levels(root);
-    const uint64_t counted = check_tuples(tuples);
-    check_tree_edges(root);
-    Verdict v;
-    v.nedge = comm_.sum(counted);
-    if (failure_.rule == 0 && v.nedge != nedge)
-      fail(6, "nedge mismatch: the search counted " + std::to_string(nedge) + ", the input tuples give " + std::to_string(v.nedge));
-    agree(v);
-    return v;
+  std::vector<Verdict> check(const TupleShare<Source>& tuples) {
+    check_tuples(tuples);
+    std::vector<Verdict> verdicts;
+    for (Search& s : searches_) {
+      check_tree_edges(s);
+      Verdict v;
+      v.nedge = comm_.sum(s.counted);
+      if (s.failure.rule == 0 && v.nedge != s.nedge)
+        fail(s, 6, "nedge mismatch: the search counted " + std::to_string(s.nedge) + ", the input tuples give " +
+                       std::to_string(v.nedge));
+      agree(s, v);
+      verdicts.push_back(std::move(v));
+    }
+    searches_.clear();
+    return verdicts;
   }
 
  private:
+  static constexpr int32_t kNoLevel = -1, kUnknown = -2;
   struct Failure {
     int rule = 0;  // 0: none
     std::string what;
   };
+  // One search of the batch: its column of the vertex-major arrays (all of a vertex's searches share a line,
+  // so the pass's random accesses serve the whole batch at once).
+  template <class T>
+  struct Column {
+    T* base;
+    size_t stride;
+    T& operator[](uint64_t i) const { return base[i * stride]; }
+  };
+  struct Search {
+    Search(DistValidator& v, int j)
+        : parent{v.parent_.data() + j, size_t(v.slots_)}, level{v.level_.data() + j, size_t(v.slots_)},
+          tree_edge{v.tree_edge_.data() + j, size_t(v.slots_)}, count(v.b_ - v.a_) {
+      for (uint64_t i = 0; i < count; ++i) {
+        parent[i] = kNoVertex<DistId>;
+        level[i] = kNoLevel;
+        tree_edge[i] = 0;
+      }
+    }
+    Column<DistId> parent;      // by input label - a_
+    Column<int32_t> level;
+    Column<uint8_t> tree_edge;  // the vertex met its parent in some tuple (rule 5)
+    uint64_t count;
+    uint64_t root = 0, nedge = 0, counted = 0;
+    Failure failure;
+  };
   int owner(uint64_t label) const { return int(label / block_); }
-  void fail(int rule, std::string what) {
-    if (failure_.rule == 0 || rule < failure_.rule) failure_ = {rule, std::move(what)};
+  static void fail(Search& s, int rule, std::string what) {
+    if (s.failure.rule == 0 || rule < s.failure.rule) s.failure = {rule, std::move(what)};
   }
 
-  // The search's output, by input label: each local internal vertex's (label, parent label) to the label's owner.
-  void gather_parents(const DistGraph& g, const DistId* out) {
+  // The search's output, by input label: each local vertex's (label, parent label) to the label's owner.
+  void gather_parents(Search& s, const DistGraph& g, const DistId* out) {
     std::vector<std::vector<IdPair>> send(comm_.size());
     for (uint64_t v = g.lo; v < g.hi; ++v) {
       const DistId label = g.to_input[v];
       send[owner(label)].push_back({label, out[v - g.lo]});
     }
-    std::fill(parent_.begin(), parent_.end(), kNoVertex<DistId>);
-    for (const auto& [label, parent] : comm_.exchange(send)) parent_[label - a_] = parent;
+    for (const auto& [label, parent] : comm_.exchange(send)) s.parent[label - a_] = parent;
   }
 
   // Rule 1: level[v] = depth of v in the parent tree, by rounds of asking the parents' owners.
-  void derive_levels(uint64_t root) {
-    constexpr int32_t kUnknown = -2;
-    for (uint64_t i = 0; i < parent_.size(); ++i) {
-      const DistId p = parent_[i];
-      level_[i] = p == kNoVertex<DistId> ? kNoLevel : kUnknown;
-      if (p != kNoVertex<DistId> && p >= n_) fail(1, "vertex " + std::to_string(a_ + i) + " has parent " + std::to_string(p) + ", not a vertex");
+  void derive_levels(Search& s) {
+    for (uint64_t i = 0; i < s.count; ++i) {
+      const DistId p = s.parent[i];
+      s.level[i] = p == kNoVertex<DistId> ? kNoLevel : kUnknown;
+      if (p != kNoVertex<DistId> && p >= n_)
+        fail(s, 1, "vertex " + std::to_string(a_ + i) + " has parent " + std::to_string(p) + ", not a vertex");
     }
-    if (root >= a_ && root < b_) {
-      if (parent_[root - a_] != root) fail(1, "root " + std::to_string(root) + " is not its own parent");
-      else level_[root - a_] = 0;
+    if (s.root >= a_ && s.root < b_) {
+      if (s.parent[s.root - a_] != s.root) fail(s, 1, "root " + std::to_string(s.root) + " is not its own parent");
+      else s.level[s.root - a_] = 0;
     }
-    if (comm_.sum(failure_.rule != 0)) return;
-    for (;;) {
-      std::vector<std::vector<DistId>> ask(comm_.size());
-      std::vector<uint64_t> asking;
-      for (uint64_t i = 0; i < parent_.size(); ++i)
-        if (level_[i] == kUnknown) {
-          ask[owner(parent_[i])].push_back(parent_[i]);
-          asking.push_back(i);
+    if (comm_.sum(s.failure.rule != 0) == 0) {
+      for (;;) {
+        std::vector<std::vector<DistId>> ask(comm_.size());
+        std::vector<uint64_t> asking;
+        for (uint64_t i = 0; i < s.count; ++i)
+          if (s.level[i] == kUnknown) {
+            ask[owner(s.parent[i])].push_back(s.parent[i]);
+            asking.push_back(i);
+          }
+        const std::vector<DistId> asked = comm_.exchange(ask);
+        const std::vector<uint64_t> counts = comm_.received_counts();
+        std::vector<int32_t> answers(asked.size());
+        for (size_t k = 0; k < asked.size(); ++k) answers[k] = s.level[asked[k] - a_];
+        const std::vector<int32_t> got = comm_.exchange(answers, counts);  // by answering rank, as asked
+        std::vector<size_t> next(comm_.size(), 0);
+        for (int r = 1; r < comm_.size(); ++r) next[r] = next[r - 1] + ask[r - 1].size();
+        uint64_t resolved = 0;
+        for (uint64_t i : asking) {
+          const int32_t lp = got[next[owner(s.parent[i])]++];
+          if (lp >= 0) {
+            s.level[i] = lp + 1;
+            ++resolved;
+          }
         }
-      const std::vector<DistId> asked = comm_.exchange(ask);
-      const std::vector<uint64_t> counts = comm_.received_counts();
-      std::vector<int32_t> answers(asked.size());
-      for (size_t k = 0; k < asked.size(); ++k) answers[k] = level_[asked[k] - a_];
-      const std::vector<int32_t> got = comm_.exchange(answers, counts);  // back in the order asked, rank by rank
-      // The asking order was by rank of the parent's owner; walk it the same way.
-      std::vector<size_t> at(comm_.size(), 0), start(comm_.size(), 0);
-      for (int r = 1; r < comm_.size(); ++r) start[r] = start[r - 1] + ask[r - 1].size();
-      uint64_t resolved = 0;
-      for (uint64_t i : asking) {
-        const int r = owner(parent_[i]);
-        const int32_t lp = got[start[r] + at[r]++];
-        if (lp >= 0) {
-          level_[i] = lp + 1;
-          ++resolved;
-        }
+        if (comm_.sum(resolved) == 0) break;
       }
-      if (comm_.sum(resolved) == 0) break;
     }
-    for (uint64_t i = 0; i < parent_.size(); ++i)
-      if (level_[i] == kUnknown) {
-        fail(1, "vertex " + std::to_string(a_ + i) + "'s parent chain never reaches the root (a cycle, or a parent that "
-                "was not reached)");
-        break;
+    for (uint64_t i = 0; i < s.count; ++i)
+      if (s.level[i] == kUnknown) {
+        if (s.failure.rule == 0)
+          fail(s, 1, "vertex " + std::to_string(a_ + i) + "'s parent chain never reaches the root (a cycle, or a "
+                     "parent that was not reached)");
+        s.level[i] = kNoLevel;
       }
-    for (auto& l : level_) l = l == kUnknown ? kNoLevel : l;
   }
 
-  // Rules 3 and 4 and nedge over this rank's share of the tuples; rule 5's tree edges marked as seen.
+  // Rules 3 and 4 and nedge for every search of the batch over this rank's share of the tuples; rule 5's tree
+  // edges marked as seen. Hop 2 carries (v, u, u's level in each search): 2 + slots words.
   template <class Source>
-  uint64_t check_tuples(const TupleShare<Source>& tuples) {
-    struct Hop {
-      DistId v, u;
-      int32_t level_u;
-    };
-    std::fill(tree_edge_.begin(), tree_edge_.end(), 0);
-    const int threads = omp_get_max_threads();
-    uint64_t nedge = 0;
+  void check_tuples(const TupleShare<Source>& tuples) {
+    const int threads = omp_get_max_threads(), k = size();
+    const size_t stride = 2 + size_t(k);
+    std::vector<std::vector<Failure>> found(threads, std::vector<Failure>(k));
+    std::vector<std::vector<uint64_t>> counted(threads, std::vector<uint64_t>(k, 0));
     tuples.for_each_round([&](std::span<const Edge> edges) {
       RankBuffers<IdPair> first(threads, comm_.size());
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < edges.size(); ++i)
         if (edges[i].u != edges[i].v) first.mine(owner(edges[i].u)).push_back({DistId(edges[i].u), DistId(edges[i].v)});
       const std::vector<IdPair> at_u = comm_.exchange(first.merge());
-      RankBuffers<Hop> second(threads, comm_.size());
+      RankBuffers<uint32_t> second(threads, comm_.size());
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < at_u.size(); ++i) {
         const auto [u, v] = at_u[i];
-        if (parent_[u - a_] == v) mark(u);
-        second.mine(owner(v)).push_back({v, u, level_[u - a_]});
-      }
-      const std::vector<Hop> at_v = comm_.exchange(second.merge());
-      std::vector<Failure> found(threads);
-      uint64_t counted = 0;
-#pragma omp parallel for schedule(static) reduction(+ : counted)
-      for (size_t i = 0; i < at_v.size(); ++i) {
-        const Hop& h = at_v[i];
-        const int32_t lv = level_[h.v - a_];
-        if (parent_[h.v - a_] == h.u) mark(h.v);
-        Failure& f = found[omp_get_thread_num()];
-        if ((h.level_u >= 0) != (lv >= 0)) {
-          if (f.rule == 0 || f.rule > 4)
-            f = {4, "edge (" + std::to_string(h.u) + ", " + std::to_string(h.v) + ") joins a reached and an unreached vertex"};
-        } else if (lv >= 0 && (h.level_u - lv > 1 || lv - h.level_u > 1)) {
-          if (f.rule == 0)
-            f = {3, "edge (" + std::to_string(h.u) + ", " + std::to_string(h.v) + ") joins levels " +
-                        std::to_string(h.level_u) + " and " + std::to_string(lv)};
+        std::vector<uint32_t>& to = second.mine(owner(v));
+        to.resize(to.size() + stride);
+        uint32_t* hop = to.data() + to.size() - stride;
+        hop[0] = v;
+        hop[1] = u;
+        const uint64_t at = (u - a_) * uint64_t(slots_);
+        for (int j = 0; j < k; ++j) {
+          if (parent_[at + j] == v) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
+          hop[2 + j] = uint32_t(level_[at + j]);
         }
-        counted += lv >= 0 && h.level_u >= 0;
       }
-      nedge += counted;
-      for (Failure& f : found)
-        if (f.rule) fail(f.rule, std::move(f.what));
+      const std::vector<uint32_t> at_v = comm_.exchange(second.merge());
+#pragma omp parallel for schedule(static)
+      for (size_t i = 0; i < at_v.size(); i += stride) {
+        const DistId v = at_v[i], u = at_v[i + 1];
+        const int t = omp_get_thread_num();
+        const uint64_t at = (v - a_) * uint64_t(slots_);
+        for (int j = 0; j < k; ++j) {
+          const int32_t lu = int32_t(at_v[i + 2 + size_t(j)]), lv = level_[at + j];
+          if (parent_[at + j] == u) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
+          Failure& f = found[t][j];
+          if ((lu >= 0) != (lv >= 0)) {
+            if (f.rule == 0 || f.rule > 4)
+              f = {4, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins a reached and an unreached vertex"};
+          } else if (lv >= 0 && (lu - lv > 1 || lv - lu > 1)) {
+            if (f.rule == 0)
+              f = {3, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins levels " + std::to_string(lu) +
+                          " and " + std::to_string(lv)};
+          }
+          counted[t][j] += lv >= 0 && lu >= 0;
+        }
+      }
     });
-    return nedge;
-  }
-
-  void mark(uint64_t label) {
-    const uint64_t i = label - a_;
-    std::atomic_ref<uint64_t>(tree_edge_[i >> 6]).fetch_or(uint64_t(1) << (i & 63), std::memory_order_relaxed);
+    for (int j = 0; j < k; ++j)
+      for (int t = 0; t < threads; ++t) {
+        searches_[j].counted += counted[t][j];
+        if (found[t][j].rule) fail(searches_[j], found[t][j].rule, std::move(found[t][j].what));
+      }
   }
 
   // Rule 5: every reached vertex but the root met its parent in some input tuple.
-  void check_tree_edges(uint64_t root) {
-    for (uint64_t i = 0; i < parent_.size(); ++i)
-      if (level_[i] > 0 && a_ + i != root && !((tree_edge_[i >> 6] >> (i & 63)) & 1)) {
-        fail(5, "vertex " + std::to_string(a_ + i) + " and its parent " + std::to_string(parent_[i]) +
-                    " are joined by no input edge");
+  void check_tree_edges(Search& s) {
+    for (uint64_t i = 0; i < s.count; ++i)
+      if (s.level[i] > 0 && !s.tree_edge[i]) {
+        fail(s, 5, "vertex " + std::to_string(a_ + i) + " and its parent " + std::to_string(s.parent[i]) +
+                       " are joined by no input edge");
         return;
       }
   }
 
   // Every rank's verdict made one: the lowest rule broken on any rank, in the words of the lowest such rank.
-  void agree(Verdict& v) {
-    const uint64_t mine = failure_.rule ? uint64_t(failure_.rule) * 65536 + uint64_t(comm_.rank()) : UINT64_MAX;
+  void agree(const Search& s, Verdict& v) {
+    const uint64_t mine = s.failure.rule ? uint64_t(s.failure.rule) * 65536 + uint64_t(comm_.rank()) : UINT64_MAX;
     const uint64_t first = ~comm_.max(~mine);  // the minimum
     if (first == UINT64_MAX) return;
     const int from = int(first % 65536);
     v.valid = false;
     v.rule = int(first / 65536);
-    const std::string what = comm_.broadcast(failure_.what, from);
+    const std::string what = comm_.broadcast(s.failure.what, from);
     v.message = v.rule <= 5 ? "rule " + std::to_string(v.rule) + ": " + what : what;  // 6: nedge, not a spec rule
   }
 
-  static constexpr int32_t kNoLevel = -1;
   uint64_t n_;
   const Comm& comm_;
   uint64_t block_, a_, b_;  // this rank checks input labels [a_, b_)
-  std::vector<DistId> parent_;
+  int slots_;
+  std::vector<DistId> parent_;      // vertex-major: slots_ searches a vertex
   std::vector<int32_t> level_;
-  std::vector<uint64_t> tree_edge_;
-  Failure failure_;
+  std::vector<uint8_t> tree_edge_;
+  std::vector<Search> searches_;
 };
 
 }  // namespace strata
