@@ -333,6 +333,9 @@ int main_checked(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 4096));
   run->add_option("--io-request", io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
       ->capture_default_str();
+  run->add_option("--rank-dir", cfg.rank_dir,
+                  "under mpirun, out-of-core: where each rank keeps its rows, as DIR/mpi-p<P>/rank-<r> (node-local "
+                  "storage; default: the graph directory); reused by later runs of the same graph and rank count");
   std::string mem_nodes;
   run->add_option("--mem-nodes", mem_nodes,
                   "in-core: put the adjacency on these NUMA nodes (e.g. 2 or 2,3 or 2-3: expanded memory), hot "

@@ -130,7 +130,7 @@ nlohmann::json to_json(const RunResult& r) {
   j["num_mpi_processes"] = r.mpi_processes;
   if (!r.ranks.empty()) {
     nlohmann::json ranks = nlohmann::json::array();
-    for (const RankReport& k : r.ranks)
+    for (const RankReport& k : r.ranks) {
       ranks.push_back({{"rank", k.rank},
                        {"host", k.host},
                        {"threads", k.threads},
@@ -140,6 +140,15 @@ nlohmann::json to_json(const RunResult& r) {
                        {"dram_bytes", k.dram_bytes},
                        {"build_bytes_sent", k.build_bytes_sent},
                        {"search_bytes_sent", k.search_bytes_sent}});
+      if (!k.rows_dir.empty())
+        ranks.back().update({{"rows_dir", k.rows_dir},
+                             {"rows_reused", k.rows_reused},
+                             {"dram_budget", k.dram_budget},
+                             {"on_mem_edges", k.on_mem_edges},
+                             {"edge_cache_bytes", k.edge_cache_bytes},
+                             {"disk_bytes", k.disk_bytes},
+                             {"bytes_read", k.bytes_read}});
+    }
     j["mpi"] = {{"processes", r.mpi_processes}, {"partition", r.mpi_partition}, {"ranks", ranks}};
   }
   if (!r.ok()) j["error"] = r.failure;
@@ -212,8 +221,9 @@ void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placeme
   for (size_t l = 0; l < stats.levels.size(); ++l) {
     const LevelTrace& lt = stats.levels[l];
     std::string io;
+    if (lt.bytes_sent > 0) io = fmt::format(" bytes_sent {}", lt.bytes_sent);  // MPI: between the ranks
     if (placement == Placement::kOutOfCore)
-      io = fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
+      io += fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
                        lt.io.requests);
     std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f%s\n", search,
                  (unsigned long long)root, l, lt.bottom_up ? "bottom-up" : "top-down", (unsigned long long)lt.frontier,

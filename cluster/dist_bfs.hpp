@@ -16,14 +16,16 @@
 #include "bfs/graph_search.hpp"
 #include "cluster/comm.hpp"
 #include "cluster/dist_graph.hpp"
+#include "cluster/rank_rows.hpp"
 #include "core/ids.hpp"
 
 namespace strata {
 
 class DistBfs {
  public:
-  DistBfs(const DistGraph& g, const Comm& comm, const BfsOptions& options)
-      : g_(g), comm_(comm), opt_(options), parent_(g.local_count()), words_((g.local_count() + 63) / 64),
+  // stored: the rank's rows on its storage (out-of-core), else g's rows in DRAM.
+  DistBfs(const DistGraph& g, const Comm& comm, const BfsOptions& options, RankRows* stored = nullptr)
+      : g_(g), comm_(comm), opt_(options), stored_(stored), parent_(g.local_count()), words_((g.local_count() + 63) / 64),
         front_(words_), next_(words_), global_(g.part.ids() / 64, 0) {
     for (int r = 0; r < comm.size(); ++r) {
       first_word_.push_back(g.part.begin(r) / 64);
@@ -81,6 +83,7 @@ class DistBfs {
     for (uint64_t i = 0; i < parent_.size(); ++i) sum += parent_[i] != kNoVertex<DistId> ? g_.raw_degree[i] : 0;
     return comm_.sum(sum);
   }
+  uint64_t bytes_read() const { return bytes_read_; }  // this rank's, over every search so far
   uint64_t state_bytes() const {
     return parent_.size() * sizeof(DistId) + (front_.size() + next_.size() + global_.size()) * sizeof(uint64_t);
   }
@@ -92,12 +95,36 @@ class DistBfs {
   bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
   bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
 
+  // A level's counts, summed over the ranks (one reduction).
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, uint64_t sent, double t0) {
-    examined = comm_.sum(examined);
-    sent = comm_.sum(sent);
-    s.edges_examined += examined;
-    s.bytes_sent += sent;
-    if (opt_.trace) s.levels.push_back({up, frontier, examined, omp_get_wtime() - t0, LevelIo{}, sent});
+    std::vector<uint64_t> c = {examined, sent, io_.edges_storage, io_.bytes_read, io_.requests};
+    comm_.sum_in_place(std::span<uint64_t>(c));
+    const LevelIo io{c[2], c[3], c[4]};
+    bytes_read_ += io_.bytes_read;
+    io_ = LevelIo{};
+    s.edges_examined += c[0];
+    s.bytes_sent += c[1];
+    s.io.edges_storage += io.edges_storage;
+    s.io.bytes_read += io.bytes_read;
+    s.io.requests += io.requests;
+    if (opt_.trace) s.levels.push_back({up, frontier, c[0], omp_get_wtime() - t0, io, c[1]});
+  }
+
+  // Local vertex i's list as the search sees it: whole (DRAM), or its cached prefix, the tail on storage.
+  struct List {
+    const DistId* first;
+    uint64_t length, degree;
+  };
+  List list(uint64_t i) const {
+    const uint64_t begin = g_.offsets[i], degree = g_.offsets[i + 1] - begin;
+    if (!stored_) return {g_.adj.data() + begin, degree, degree};
+    const EdgeCache<DistId>& c = stored_->cache();
+    return {c.adj.data() + stored_->prefix_begin(i), c.index.length(degree), degree};
+  }
+  // An id read from storage: a vertex of the id space, or the file changed after its checksums were checked.
+  void check_stored(const DistId* first, const DistId* last) const {
+    for (const DistId* it = first; it != last; ++it)
+      if (!g_.part.is_vertex(*it)) [[unlikely]] throw InvalidEntry{it};
   }
 
   // Claims local vertex v for parent u; returns v's degree if this call claimed it, else 0.
@@ -114,19 +141,35 @@ class DistBfs {
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined, uint64_t& sent) {
     std::fill(next_.begin(), next_.end(), 0);
     RankBuffers<IdPair> remote(omp_get_max_threads(), comm_.size());
+    auto expand = [&](DistId u, const DistId* first, const DistId* last) {
+      uint64_t added = 0;
+      for (const DistId* it = first; it != last; ++it) {
+        const DistId v = *it;
+        if (g_.owns(v)) added += claim(v, u);
+        else remote.mine(g_.part.owner(v)).push_back({v, u});
+      }
+      return added;
+    };
     uint64_t new_scout = 0, looked = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : new_scout, looked)
     for (uint64_t w = 0; w < words_; ++w)
       for (uint64_t bits = front_[w]; bits; bits &= bits - 1) {
-        const DistId u = DistId(g_.lo + w * 64 + uint64_t(__builtin_ctzll(bits)));
-        const uint64_t first = g_.offsets[u - g_.lo], last = g_.offsets[u - g_.lo + 1];
-        looked += last - first;
-        for (uint64_t i = first; i < last; ++i) {
-          const DistId v = g_.adj[i];
-          if (g_.owns(v)) new_scout += claim(v, u);
-          else remote.mine(g_.part.owner(v)).push_back({v, u});
-        }
+        const uint64_t i = w * 64 + uint64_t(__builtin_ctzll(bits));
+        const List l = list(i);
+        looked += l.length;
+        new_scout += expand(DistId(g_.lo + i), l.first, l.first + l.length);
+        if (l.length < l.degree) stored_->tails().mark(i);
       }
+    if (stored_) {  // the marked tails, read in file order
+      std::atomic<uint64_t> added{0};
+      stored_->tails().read([&](DistId i, const DistId* first, const DistId* last) {
+        check_stored(first, last);
+        added.fetch_add(expand(DistId(g_.lo + i), first, last), std::memory_order_relaxed);
+        return uint64_t(last - first);
+      }, io_);
+      new_scout += added.load();
+      looked += io_.edges_storage;
+    }
     const std::vector<IdPair> got = comm_.exchange(remote.merge(), &sent);
 #pragma omp parallel for schedule(static) reduction(+ : new_scout)
     for (size_t i = 0; i < got.size(); ++i) new_scout += claim(got[i].first, got[i].second);
@@ -150,17 +193,33 @@ class DistBfs {
       for (uint64_t j = 0; j < end; ++j) {
         const uint64_t i = w * 64 + j;
         if (parent_[i] != kNoVertex<DistId>) continue;
-        const DistId* first = g_.adj.data() + g_.offsets[i];
-        const DistId* last = g_.adj.data() + g_.offsets[i + 1];
-        const DistId* it = first_marked(front, first, last);
-        looked += uint64_t(std::min(it + 1, last) - first);
-        if (it != last) {
+        const List l = list(i);
+        const DistId* it = first_marked(front, l.first, l.first + l.length);
+        looked += uint64_t(std::min(it + 1, l.first + l.length) - l.first);
+        if (it != l.first + l.length) {
           parent_[i] = *it;
           bits |= uint64_t(1) << j;
           ++awake;
+        } else if (l.length < l.degree) {
+          stored_->tails().mark(i);
         }
       }
       next_[w] = bits;
+    }
+    if (stored_) {  // the tails of those not found in their prefix: the first neighbour in the frontier
+      std::atomic<uint64_t> found{0};
+      stored_->tails().read([&](DistId i, const DistId* first, const DistId* last) {
+        if (parent_[i] != kNoVertex<DistId>) return uint64_t(0);  // found in an earlier piece of a long tail
+        check_stored(first, last);
+        const DistId* it = first_marked(front, first, last);
+        if (it == last) return uint64_t(last - first);
+        parent_[i] = *it;
+        set(next_, i);
+        found.fetch_add(1, std::memory_order_relaxed);
+        return uint64_t(it - first + 1);
+      }, io_);
+      awake += found.load();
+      looked += io_.edges_storage;
     }
     examined = looked;
     front_.swap(next_);
@@ -177,6 +236,9 @@ class DistBfs {
   const DistGraph& g_;
   const Comm& comm_;
   BfsOptions opt_;
+  RankRows* stored_;
+  LevelIo io_;  // this level's storage traffic (out-of-core)
+  uint64_t bytes_read_ = 0;
   std::vector<DistId> parent_;  // local vertices' parents, internal ids
   uint64_t words_;
   std::vector<uint64_t> front_, next_;  // local bitmaps

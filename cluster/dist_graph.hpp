@@ -47,6 +47,7 @@ struct VertexDeal {
   uint64_t count(int r) const { return n > uint64_t(r) ? (n - uint64_t(r) + ranks - 1) / ranks : 0; }
   uint64_t end(int r) const { return begin(r) + count(r); }
   uint64_t ids() const { return span * uint64_t(ranks); }  // the id space, holes included
+  bool is_vertex(uint64_t id) const { return id < ids() && id % span < count(owner(id)); }  // not a hole
 };
 
 // A rank's share of an edge source (GeneratedEdges, GraphDir): chunks [first, last), read in rounds of about
@@ -129,6 +130,7 @@ struct DistGraph {
   std::vector<uint64_t> has_edge; // by input label, a bit per vertex: a non-self-loop tuple (the roots' rule)
 
   uint64_t local_count() const { return hi - lo; }
+  uint64_t entries() const { return offsets.empty() ? 0 : offsets.back(); }
   uint64_t degree(uint64_t v) const { return offsets[v - lo + 1] - offsets[v - lo]; }
   bool owns(uint64_t v) const { return v >= lo && v < hi; }
   uint64_t bytes() const {
@@ -136,11 +138,14 @@ struct DistGraph {
   }
 };
 
-// Kernel 1 across the ranks (collective). progress(phase, done, total) on every rank.
+using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
+
+// Kernel 1's first half across the ranks (collective): every vertex's degree, summed over the ranks' shares;
+// the degree order, the deal, the label maps and this rank's raw degrees. label[v] becomes input label v's
+// degree rank (for fill_rows). Runs also when a rank's rows are reused from storage.
 template <class Source>
-DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
-                           const std::function<void(const char*, uint64_t, uint64_t)>& progress = {}) {
-  const double t0 = omp_get_wtime();
+DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+                         const DistProgress& progress = {}) {
   DistGraph g;
   const uint64_t n = share.source.spec().vertex_count();
   g.n = n;
@@ -165,7 +170,7 @@ DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, Di
   std::vector<uint64_t> slot(uint64_t(max_degree) + 2, 0);
   for (uint64_t v = 0; v < n; ++v) ++slot[max_degree - degree[v] + 1];
   for (size_t d = 1; d < slot.size(); ++d) slot[d] += slot[d - 1];
-  std::vector<DistId> label(n);  // input label -> degree rank
+  label.assign(n, 0);  // input label -> degree rank
   std::vector<uint64_t> rank_degree(n);
   g.has_edge.assign((n + 63) / 64, 0);
   for (uint64_t v = 0; v < n; ++v) {
@@ -181,22 +186,28 @@ DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, Di
   g.to_input = NumaArray<DistId>(g.part.ids());
   std::fill(g.to_input.begin(), g.to_input.end(), kNoVertex<DistId>);
   for (uint64_t v = 0; v < n; ++v) g.to_input[g.part.id(label[v])] = DistId(v);
-  const uint64_t local = g.hi - g.lo;
+  g.raw_degree.resize(g.hi - g.lo);
+  for (uint64_t i = 0; i < g.hi - g.lo; ++i) g.raw_degree[i] = rank_degree[i * uint64_t(ranks) + uint64_t(me)];
+  return g;
+}
+
+// Kernel 1's second half (collective): each tuple to the owners of both endpoints, placed in their raw rows,
+// which are then sorted by degree rank, deduplicated and compacted, their entries turned into distributed ids.
+// Frees label.
+template <class Source>
+void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+               DistBuildReport& report, const DistProgress& progress = {}) {
+  const uint64_t n = g.n, local = g.hi - g.lo;
+  const int ranks = comm.size();
   std::vector<uint64_t> raw(local + 1, 0);  // raw list bounds by local index, then fill cursors
-  g.raw_degree.resize(local);
-  for (uint64_t i = 0; i < local; ++i) {
-    g.raw_degree[i] = rank_degree[i * uint64_t(ranks) + uint64_t(me)];
-    raw[i + 1] = raw[i] + g.raw_degree[i];
-  }
+  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
   report.raw_entries = raw.back();
-  std::vector<uint32_t>().swap(degree);
-  std::vector<uint64_t>().swap(rank_degree);
+  uint64_t round = share.rounds;
 
   // Scatter: each tuple to the owners of both endpoints (degree ranks: kP + r is rank r's k-th vertex).
   NumaArray<DistId> adj(report.raw_entries);
   std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
-  const int threads = omp_get_max_threads();
-  RankBuffers<IdPair> out(threads, ranks);
+  RankBuffers<IdPair> out(omp_get_max_threads(), ranks);
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -233,6 +244,16 @@ DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, Di
   adj.shrink(write);
   g.adj = std::move(adj);
   g.directed_edges = comm.sum(write);
+}
+
+// Kernel 1 across the ranks, every rank's rows in DRAM (collective). progress(phase, done, total) on every rank.
+template <class Source>
+DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
+                           const DistProgress& progress = {}) {
+  const double t0 = omp_get_wtime();
+  std::vector<DistId> label;
+  DistGraph g = order_vertices(share, comm, label, progress);
+  fill_rows(g, share, comm, label, report, progress);
   report.seconds = omp_get_wtime() - t0;
   return g;
 }

@@ -7,24 +7,30 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "cluster/dist_bfs.hpp"
 #include "cluster/dist_graph.hpp"
 #include "cluster/dist_validator.hpp"
+#include "cluster/rank_rows.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 #include "core/units.hpp"
 #include "engine/memory.hpp"
+#include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 
 namespace strata {
 
 void check_mpi_config(const RunConfig& cfg, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
-  if (cfg.place.kind != Placement::kInCore)
-    throw Error(fmt::format("--placement {} is not available {} yet: each rank keeps its part in DRAM (in-core)",
-                            placement_name(cfg.place.kind), under));
+  if (cfg.place.kind == Placement::kDax)
+    throw Error(fmt::format("--placement dax is not available {} yet: in-core or out-of-core", under));
+  if (cfg.place.kind == Placement::kOutOfCore && cfg.graph_dir.empty())
+    throw Error("--placement out-of-core " + under + " needs a graph directory (--graph DIR): the ranks' rows are "
+                "bound to it");
+  if (cfg.place.hub_degree != kNoHubs) throw Error("--hub-degree is not available " + under + " yet");
   if (cfg.place.memory.any()) throw Error("--mem-nodes and --interleave are not available " + under + " yet");
   if (cfg.validate_against == ValidationMethod::kCsr)
     throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
@@ -109,19 +115,63 @@ void record_verdict(RunResult& r, size_t i, const Verdict& v, double seconds) {
 // Every rank's RankReport on rank 0, in rank order.
 std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   struct Plain {
-    char host[64];
-    int32_t rank, threads;
-    uint64_t first, end, edges, dram, build_sent, search_sent;
+    char host[64], rows_dir[512];
+    int32_t rank, threads, rows_reused;
+    uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read;
   } p{};
-  p = {{}, mine.rank, mine.threads, mine.first_vertex, mine.end_vertex, mine.directed_edges, mine.dram_bytes,
-       mine.build_bytes_sent, mine.search_bytes_sent};
+  p = {{}, {}, mine.rank, mine.threads, mine.rows_reused, mine.first_vertex, mine.end_vertex, mine.directed_edges,
+       mine.dram_bytes, mine.build_bytes_sent, mine.search_bytes_sent, mine.on_mem_edges, mine.edge_cache_bytes,
+       mine.dram_budget, mine.disk_bytes, mine.bytes_read};
   std::strncpy(p.host, mine.host.c_str(), sizeof(p.host) - 1);
+  std::strncpy(p.rows_dir, mine.rows_dir.c_str(), sizeof(p.rows_dir) - 1);
   std::vector<std::vector<Plain>> send(comm.size());
   send[0].push_back(p);
   std::vector<RankReport> all;
   for (const Plain& q : comm.exchange(send))
-    all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent});
+    all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent, q.rows_dir,
+                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read});
   return all;
+}
+
+// Out-of-core kernel 1: the vertex order, then each rank's rows from its directory, built (in DRAM, then
+// written) where any rank lacks them -- every rank takes part in the scatter, ranks that have theirs keep them.
+template <class Source>
+DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg, uint64_t graph_hash,
+                           const Comm& comm, DistBuildReport& build, std::optional<RankRows>& rows,
+                           const DistProgress& progress) {
+  const double t0 = now();
+  std::vector<DistId> label;
+  DistGraph g = order_vertices(share, comm, label, progress);
+  const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
+  const std::string dir = RankRows::dir_for(base, comm.size(), comm.rank());
+  const bool have = path_exists(dir);
+  double written = 0;
+  if (comm.sum(have ? 0 : 1) > 0) {
+    fill_rows(g, share, comm, label, build, progress);
+    if (!have) {
+      const double w0 = now();
+      RankRows::write(dir, g, graph_hash, share.source.spec().scale, now() - t0);
+      written = now() - w0;
+    }
+  }
+  std::vector<DistId>().swap(label);
+  g.adj = NumaArray<DistId>();  // the rows are on storage now
+  const uint64_t budget = cfg.place.dram_budget > 0
+                              ? cfg.place.dram_budget
+                              : available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
+  try {
+    rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.io,
+                 omp_get_max_threads());
+  } catch (const Error& e) {  // every refusal of stored rows says how to get good ones
+    const std::string why = e.what();
+    if (why.find("remove ") != std::string::npos || why.find("--dram-budget") != std::string::npos) throw;
+    throw Error(why + "; remove " + dir + " and run again to rebuild it");
+  }
+  rows->report().reused = have;
+  rows->report().write_seconds = written;
+  g.directed_edges = comm.sum(g.entries());
+  build.seconds = now() - t0;
+  return g;
 }
 
 template <class Source>
@@ -140,10 +190,19 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   comm.barrier();
   t0 = now();
   DistBuildReport build;
-  const DistGraph g = build_dist_graph(share, comm, build, [&](const char* phase, uint64_t d, uint64_t t) {
+  const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
     report(hooks, comm, std::string("kernel 1: ") + phase, d, t);
-  });
-  r.construction_time = comm.max(now() - t0);
+  };
+  std::optional<RankRows> rows;
+  uint64_t graph_hash = 0;
+  if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
+  const DistGraph g = cfg.place.kind == Placement::kOutOfCore
+                          ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
+                          : build_dist_graph(share, comm, build, progress);
+  // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
+  r.construction_time = comm.max(rows && rows->report().reused
+                                     ? rows->report().stored_build_seconds + rows->report().load_seconds
+                                     : now() - t0);
   r.directed_edges = g.directed_edges;
 
   const std::vector<uint64_t> roots =
@@ -151,7 +210,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
   const std::vector<DistId> internal = internal_roots(g, roots);
 
-  DistBfs bfs(g, comm, cfg.bfs);
+  DistBfs bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
   const int slots = validation_slots(cfg, g.n, int(roots.size()), comm);
   std::optional<DistValidator> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
@@ -168,6 +227,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
     busy = 0;
   };
   bfs.search(internal[0], out.data());  // warm-up, untimed
+  const uint64_t warm_up_read = bfs.bytes_read();
   uint64_t search_sent = 0;
   for (size_t i = 0; i < roots.size(); ++i) {
     comm.barrier();
@@ -206,9 +266,41 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   char host[64] = {};
   ::gethostname(host, sizeof(host) - 1);
   const uint64_t validation = validator ? DistValidator::batch_bytes(g.n, comm.size(), slots) : 0;
-  const RankReport mine{comm.rank(), host, omp_get_max_threads(), g.lo, g.hi, g.offsets.back(),
-                        g.bytes() + bfs.state_bytes() + out.size() * sizeof(DistId) + validation, build.bytes_sent,
-                        search_sent};
+  RankReport mine;
+  mine.rank = comm.rank();
+  mine.host = host;
+  mine.threads = omp_get_max_threads();
+  mine.first_vertex = g.lo;
+  mine.end_vertex = g.hi;
+  mine.directed_edges = g.entries();
+  mine.dram_bytes = g.bytes() + bfs.state_bytes() + out.size() * sizeof(DistId) + validation;
+  mine.build_bytes_sent = build.bytes_sent;
+  mine.search_bytes_sent = search_sent;
+  r.placement.kind = cfg.place.kind;
+  if (rows) {
+    const RankRowsReport& rr = rows->report();
+    mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
+    mine.rows_dir = rr.dir;
+    mine.rows_reused = rr.reused;
+    mine.on_mem_edges = rr.k;
+    mine.edge_cache_bytes = rr.cache_bytes;
+    mine.dram_budget = rr.budget;
+    mine.disk_bytes = rr.disk_bytes;
+    mine.bytes_read = bfs.bytes_read() - warm_up_read;
+    // What the placement lines say: rank 0's cache and budget, every rank's disk and reads.
+    r.placement.on_mem_edges = rr.k;
+    r.placement.csr_dir = RankRows::dir_for(cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir, comm.size(), 0);
+    r.placement.csr_dir.replace(r.placement.csr_dir.size() - 1, 1, "<r>");  // every rank its own
+    r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
+    r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
+    r.placement.cache_load_time = comm.max(rr.load_seconds);
+    r.placement.direct_io = true;
+    r.placement.adjacency_bytes = g.directed_edges * sizeof(DistId);
+    if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
+    r.dram.budget = rr.budget;
+    r.dram.edge_cache = rr.cache_bytes;
+    r.io_buffer_bytes = rr.io_buffer_bytes;
+  }
   r.ranks = gather_ranks(mine, comm);
   r.dram.graph = comm.sum(g.bytes());
   r.dram_bytes = comm.sum(mine.dram_bytes);
@@ -230,6 +322,7 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
   r.place = cfg.place;
   r.validation.method = ValidationMethod::kTuples;
   if (!cfg.graph_dir.empty()) {
+    const DirLock lock = lock_graph_dir(cfg.graph_dir);  // each rank: a shared lock, held for the run
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
     run_on(r, cfg, dir, comm, hooks);
   } else {

@@ -546,6 +546,8 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   return r;
 }
 
+}  // namespace
+
 // Held for the whole run: `generate --force` cannot replace the directory under it (nor its CSR). A lock
 // held only for a moment (a --force that is refused, a probe) is waited out for up to 2 s.
 DirLock lock_graph_dir(const std::string& dir) {
@@ -558,7 +560,6 @@ DirLock lock_graph_dir(const std::string& dir) {
   throw Error(dir + " is being replaced by another strata process (generate --force); run again when it has finished");
 }
 
-}  // namespace
 
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   const double busy_at_start = busy_cpus();

@@ -14,6 +14,7 @@
 #include "engine/memory.hpp"
 #include "engine/prepare.hpp"
 #include "generators/kronecker.hpp"
+#include "storage/atomic_dir.hpp"
 
 namespace strata {
 
@@ -41,6 +42,7 @@ struct ValidationReport {
 struct RunConfig {
   KroneckerSpec spec;
   std::string graph_dir;  // empty: generate from spec
+  std::string rank_dir;   // MPI out-of-core: where each rank keeps its rows (DIR/mpi-p<P>/rank-<r>); empty: graph_dir
   int roots = 64;
   int threads = 0;        // 0: OpenMP default
   int numa_parts = 0;     // 0: one per NUMA node
@@ -75,6 +77,10 @@ struct RankReport {
   uint64_t dram_bytes = 0;                    // its graph, search state and validation arrays
   uint64_t build_bytes_sent = 0;              // kernel 1's tuples sent to other ranks
   uint64_t search_bytes_sent = 0;             // over all timed searches
+  // out-of-core: its rows' directory, whether reused, its edge cache and budget, its disk
+  std::string rows_dir;
+  bool rows_reused = false;
+  uint64_t on_mem_edges = 0, edge_cache_bytes = 0, dram_budget = 0, disk_bytes = 0, bytes_read = 0;
 };
 
 struct RunResult {
@@ -118,6 +124,11 @@ struct RunHooks {
   std::function<void(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail)> progress;
   std::function<void(size_t search, uint64_t root, const SearchStats& stats)> trace;
 };
+
+// Held for a run's whole length: `generate --force` cannot replace the graph directory (nor its CSR) under it.
+// A lock held only for a moment (a --force that is refused, a probe) is waited out for up to 2 s. No directory
+// (generated on the fly): nothing to hold.
+DirLock lock_graph_dir(const std::string& dir);
 
 // Runs kernel 1, the searches and their validation. Errors (bad input, I/O, memory) throw Error; a search that
 // fails validation is a result with failure set and no statistics.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `mpirun -np P strata run` (P is $2): roots, nedge and validity equal the single-process run's, generated and
-# from graph directories; the block and JSON name P and each rank; a planted fault on one rank fails the run; a
-# bad file read by one rank ends every rank at once, with a message naming the rank; unsupported options refused.
+# `mpirun -np P strata run` (P is $2): roots, nedge and validity equal the single-process run's, generated, from
+# graph directories and out-of-core (each rank's rows on its storage); the block and JSON name P and each rank;
+# a planted fault on one rank fails the run; a bad file read by one rank ends every rank at once, with a message
+# naming the rank; unsupported options refused.
 source "$(dirname "$0")/lib.sh"
 P=$2
 if ! command -v mpirun >/dev/null 2>&1; then
@@ -66,6 +67,42 @@ for dir in g spec; do
   expect "--graph $dir: same as one process" same_searches "$tmp/one-$dir.json" "$tmp/mpi-$dir.json"
 done
 
+# Out-of-core: each rank's rows in its own directory (under --rank-dir), a budget a rank, tails read with
+# io_uring; the same searches as one process; a second run reuses every rank's rows; a damaged rank file ends
+# every rank with its name and how to rebuild.
+mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 9M --rank-dir "$tmp/ranks" \
+  --json "$tmp/ooc.json" >"$tmp/ooc.txt" 2>"$tmp/ooc.err"
+rc=$?
+expect "out-of-core: exit 0 ($(tail -1 "$tmp/ooc.err"))" test $rc -eq 0
+expect "out-of-core: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc.json"
+expect "out-of-core: a directory a rank" test -f "$tmp/ranks/mpi-p$P/rank-$((P - 1))/csr.hdr"
+expect "out-of-core: placement lines" grep -q "^placement: out-of-core" "$tmp/ooc.txt"
+expect "out-of-core: json per rank, tails read from storage" python3 - "$tmp/ooc.json" "$P" <<'PY'
+import json, sys
+j, p = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert j["placement"] == "out-of-core"
+ranks = j["mpi"]["ranks"]
+assert len(ranks) == p and all(not r["rows_reused"] and r["dram_budget"] == 9 << 20 for r in ranks)
+assert all(r["rows_dir"].endswith(f"mpi-p{p}/rank-{r['rank']}") for r in ranks)
+assert sum(r["bytes_read"] for r in ranks) > 0 and j["bytes_read"] > 0
+PY
+mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 64M --rank-dir "$tmp/ranks" \
+  --json "$tmp/ooc2.json" >/dev/null 2>&1
+expect "out-of-core reused: exit 0" test $? -eq 0
+expect "out-of-core reused: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc2.json"
+expect "out-of-core reused: every rank's rows" python3 -c "
+import json; j = json.load(open('$tmp/ooc2.json')); assert all(r['rows_reused'] for r in j['mpi']['ranks'])"
+printf 'X' | dd of="$tmp/ranks/mpi-p$P/rank-$((P - 1))/adj.0.bin" bs=1 seek=100 conv=notrunc status=none
+mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 64M --rank-dir "$tmp/ranks" \
+  >"$tmp/oocbad.txt" 2>"$tmp/oocbad.err"
+expect "damaged rank file: non-zero exit" test $? -ne 0
+expect "damaged rank file: the rank, the file and the way out named" \
+  grep -qE "strata: error: rank $((P - 1)) of $P: .*rank-$((P - 1))/adj.0.bin is corrupted.*remove .*rank-$((P - 1))" "$tmp/oocbad.err"
+expect "damaged rank file: no statistics" bash -c "! grep -q TEPS '$tmp/oocbad.txt'"
+mpi run --graph "$tmp/g" --roots 2 --threads 1 --placement out-of-core --dram-budget 1M --rank-dir "$tmp/ranks2" \
+  >/dev/null 2>"$tmp/small.err"
+expect "a budget below the I/O buffers: refused" grep -q "dram-budget 1.0 MiB is below this rank's I/O buffers" "$tmp/small.err"
+
 # A planted fault in one rank's part of a search: the run fails, names the search and the rule, no statistics.
 mpi run --scale 11 --roots 4 --threads 1 --debug-corrupt-search 1 >"$tmp/bad.txt" 2>"$tmp/bad.err"
 expect "planted fault: non-zero exit" test $? -ne 0
@@ -85,9 +122,11 @@ expect "bad file: the rank and the block named" grep -qE "strata: error: rank $(
 expect "bad file: no statistics" bash -c "! grep -q TEPS '$tmp/badfile.txt'"
 
 # What the distributed run does not do yet: refused up front, by rank 0 alone.
-mpi run --graph "$tmp/g" --placement out-of-core --roots 2 >/dev/null 2>"$tmp/ooc.err"
-expect "out-of-core refused" test $? -ne 0
-expect "out-of-core refusal said once" test "$(grep -c 'strata: error: --placement out-of-core is not available under mpirun' "$tmp/ooc.err")" -eq 1
+mpi run --graph "$tmp/g" --placement dax --roots 2 >/dev/null 2>"$tmp/dax.err"
+expect "dax refused" test $? -ne 0
+expect "dax refusal said once" test "$(grep -c 'strata: error: --placement dax is not available under mpirun' "$tmp/dax.err")" -eq 1
+mpi run --scale 10 --placement out-of-core --roots 2 >/dev/null 2>"$tmp/nodir.err"
+expect "out-of-core without a graph directory refused" grep -q "out-of-core under mpirun .* needs a graph directory" "$tmp/nodir.err"
 mpi run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"
 expect "a bad flag: non-zero exit" test $? -ne 0
 expect "a bad flag: said once" test "$(grep -c 'strata: error:.*bogus' "$tmp/flag.err")" -eq 1
