@@ -110,16 +110,35 @@ class DistBfs {
     if (opt_.trace) s.levels.push_back({up, frontier, c[0], omp_get_wtime() - t0, io, c[1]});
   }
 
-  // Local vertex i's list as the search sees it: whole (DRAM), or its cached prefix, the tail on storage.
+  // Local vertex i's list as the search sees it: whole (DRAM), or its cached prefix, the tail on storage (dax:
+  // in place at `tail`; out-of-core: read by TailReads).
   struct List {
     const DistId* first;
     uint64_t length, degree;
+    const DistId* tail = nullptr;
+    const DistId* tail_end() const { return tail + (degree - length); }
   };
   List list(uint64_t i) const {
     const uint64_t begin = g_.offsets[i], degree = g_.offsets[i + 1] - begin;
     if (!stored_) return {g_.adj.data() + begin, degree, degree};
     const EdgeCache<DistId>& c = stored_->cache();
-    return {c.adj.data() + stored_->prefix_begin(i), c.index.length(degree), degree};
+    const uint64_t length = c.index.length(degree);
+    const DistId* mapped = stored_->mapped();
+    return {c.adj.data() + stored_->prefix_begin(i), length, degree, mapped ? mapped + begin + length : nullptr};
+  }
+  // dax: the first id of [first, last) that is no vertex (the mapping changed after its checksums were checked),
+  // noted to end the search after the step (an exception may not leave an OpenMP loop); last if none.
+  const DistId* first_bad(const DistId* first, const DistId* last) {
+    for (const DistId* it = first; it != last; ++it)
+      if (!g_.part.is_vertex(*it)) [[unlikely]] {
+        const DistId* none = nullptr;
+        bad_.compare_exchange_strong(none, it, std::memory_order_relaxed);
+        return it;
+      }
+    return last;
+  }
+  void check_bad() {
+    if (const DistId* at = bad_.exchange(nullptr, std::memory_order_relaxed)) throw stored_->corrupted(at);
   }
   // An id read from storage: a vertex of the id space, or the file changed after its checksums were checked.
   void check_stored(const DistId* first, const DistId* last) const {
@@ -150,17 +169,26 @@ class DistBfs {
       }
       return added;
     };
-    uint64_t new_scout = 0, looked = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : new_scout, looked)
+    uint64_t new_scout = 0, looked = 0, in_place = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : new_scout, looked, in_place)
     for (uint64_t w = 0; w < words_; ++w)
       for (uint64_t bits = front_[w]; bits; bits &= bits - 1) {
         const uint64_t i = w * 64 + uint64_t(__builtin_ctzll(bits));
         const List l = list(i);
         looked += l.length;
         new_scout += expand(DistId(g_.lo + i), l.first, l.first + l.length);
-        if (l.length < l.degree) stored_->tails().mark(i);
+        if (l.length == l.degree) continue;
+        if (!l.tail) {
+          stored_->tails().mark(i);
+        } else if (first_bad(l.tail, l.tail_end()) == l.tail_end()) {
+          in_place += l.degree - l.length;
+          new_scout += expand(DistId(g_.lo + i), l.tail, l.tail_end());
+        }
       }
-    if (stored_) {  // the marked tails, read in file order
+    check_bad();
+    io_.edges_storage += in_place;
+    looked += in_place;
+    if (stored_ && !stored_->mapped()) {  // the marked tails, read in file order
       std::atomic<uint64_t> added{0};
       stored_->tails().read([&](DistId i, const DistId* first, const DistId* last) {
         check_stored(first, last);
@@ -185,8 +213,8 @@ class DistBfs {
     std::copy(front_.begin(), front_.end(), global_.begin() + first_word_[comm_.rank()]);
     comm_.allgather_words(global_.data(), first_word_, word_count_, &sent);
     const uint64_t* front = global_.data();
-    uint64_t awake = 0, looked = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake, looked)
+    uint64_t awake = 0, looked = 0, in_place = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake, looked, in_place)
     for (uint64_t w = 0; w < words_; ++w) {
       uint64_t bits = 0;
       const uint64_t end = std::min<uint64_t>(64, g_.local_count() - w * 64);
@@ -200,13 +228,25 @@ class DistBfs {
           parent_[i] = *it;
           bits |= uint64_t(1) << j;
           ++awake;
-        } else if (l.length < l.degree) {
+        } else if (l.length < l.degree && !l.tail) {
           stored_->tails().mark(i);
+        } else if (l.length < l.degree) {  // dax: the tail in place, each id checked as it is scanned
+          const DistId* bad = first_bad(l.tail, l.tail_end());
+          const DistId* hit = first_marked(front, l.tail, bad);
+          in_place += uint64_t(std::min(hit + 1, bad) - l.tail);
+          if (hit != bad) {
+            parent_[i] = *hit;
+            bits |= uint64_t(1) << j;
+            ++awake;
+          }
         }
       }
       next_[w] = bits;
     }
-    if (stored_) {  // the tails of those not found in their prefix: the first neighbour in the frontier
+    check_bad();
+    io_.edges_storage += in_place;
+    looked += in_place;
+    if (stored_ && !stored_->mapped()) {  // the tails of those not found in their prefix: the first neighbour in the frontier
       std::atomic<uint64_t> found{0};
       stored_->tails().read([&](DistId i, const DistId* first, const DistId* last) {
         if (parent_[i] != kNoVertex<DistId>) return uint64_t(0);  // found in an earlier piece of a long tail
@@ -237,7 +277,8 @@ class DistBfs {
   const Comm& comm_;
   BfsOptions opt_;
   RankRows* stored_;
-  LevelIo io_;  // this level's storage traffic (out-of-core)
+  LevelIo io_;  // this level's storage traffic (out-of-core), or entries read in place (dax)
+  std::atomic<const DistId*> bad_{nullptr};  // dax: an entry of the mapping that is no vertex id
   uint64_t bytes_read_ = 0;
   std::vector<DistId> parent_;  // local vertices' parents, internal ids
   uint64_t words_;

@@ -18,7 +18,8 @@ std::string RankRows::dir_for(const std::string& base, int ranks, int rank) {
   return fmt::format("{}/mpi-p{}/rank-{}", base, ranks, rank);
 }
 
-void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds) {
+void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds,
+                     bool pmem) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
   if (ec) throw Error(fmt::format("cannot create {}: {}", std::filesystem::path(dir).parent_path().string(), ec.message()));
@@ -28,7 +29,8 @@ void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_
   layout.id_bytes = sizeof(DistId);
   layout.n = g.local_count();
   layout.bounds = {0, g.local_count()};
-  CsrWriter writer(dir, layout);
+  CsrWriter writer(dir, layout, pmem);
+  writer.reserve_part(0, g.entries());
   writer.append(0, g.adj.data(), g.entries());
   writer.finish_part(0);
   // meta.bin as every on-disk CSR has it: offsets, input labels, duplicate counts (a byte, and the saturated ones).
@@ -52,7 +54,7 @@ void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_
 }
 
 RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, int scale, uint64_t budget,
-                   int64_t k_asked, const IoOptions& io, int threads) {
+                   int64_t k_asked, const IoOptions& io, int threads, bool dax) {
   const double t0 = omp_get_wtime();
   report_.dir = dir;
   files_ = CsrFiles::open(dir, graph_hash, scale);
@@ -70,9 +72,10 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   for (uint64_t i = 0; i <= n; ++i) offsets[i] = local_.offsets[i];
   g.offsets.assign(offsets.begin(), offsets.end());
 
-  report_.io_buffer_bytes = io_buffer_bytes(threads, io);
+  report_.dax = dax;
+  report_.io_buffer_bytes = dax ? 0 : io_buffer_bytes(threads, io);
   report_.budget = budget;
-  if (budget < report_.io_buffer_bytes)
+  if (!dax && budget < report_.io_buffer_bytes)
     throw Error(fmt::format("--dram-budget {} is below this rank's I/O buffers ({}: {} threads x {} reads x {})",
                             human_bytes(double(budget)), human_bytes(double(report_.io_buffer_bytes)), threads, io.depth,
                             human_bytes(double(io.request_bytes))));
@@ -80,23 +83,36 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   if (k_asked >= 0) {
     k = uint64_t(k_asked);
     const uint64_t need = cache_entries(local_, k, kNoHubs) * sizeof(DistId);
-    if (need + report_.io_buffer_bytes > budget)
+    if (budget > 0 && need + report_.io_buffer_bytes > budget)
       throw Error(fmt::format("--on-mem-edges {} needs {} of edge cache on this rank; --dram-budget {} leaves {} beside "
                               "the I/O buffers",
                               k, human_bytes(double(need)), human_bytes(double(budget)),
                               human_bytes(double(budget - report_.io_buffer_bytes))));
-  } else {
+  } else if (budget > 0) {
     k_for_budget(local_, budget - report_.io_buffer_bytes, kNoHubs, k);  // K = 0 always fits without hubs
   }
-  cache_ = load_edge_cache(local_, files_, k, kNoHubs);  // every block's checksum checked on the way
   parts_ = Partitioning::with_bounds({0, n}, Topology::detect());
-  tails_ = std::make_unique<TailReads<DistId>>(local_, cache_.index, files_, io, parts_, n);
+  if (dax) {  // every block checked in place, the prefixes copied out
+    map_ = PmemMapping::open_read(dir + "/" + CsrFiles::adj_name(0));
+    report_.is_pmem = map_.is_pmem();
+    cache_ = load_edge_cache_mapped(local_, files_, {map_.data()}, k, kNoHubs);
+  } else {  // every block's checksum checked on the way
+    cache_ = load_edge_cache(local_, files_, k, kNoHubs);
+    tails_ = std::make_unique<TailReads<DistId>>(local_, cache_.index, files_, io, parts_, n);
+  }
   report_.k = k;
   report_.cache_bytes = cache_.entries_bytes();
   for (const auto& f : std::filesystem::directory_iterator(dir))
     if (f.is_regular_file()) report_.disk_bytes += f.file_size();
   report_.stored_build_seconds = L.build_seconds;
   report_.load_seconds = omp_get_wtime() - t0;
+}
+
+Error RankRows::corrupted(const DistId* at) const {
+  return Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
+                           "after it was checked at load); remove {} to rebuild it",
+                           report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(DistId), uint64_t(*at),
+                           report_.dir));
 }
 
 }  // namespace strata

@@ -25,11 +25,9 @@ namespace strata {
 
 void check_mpi_config(const RunConfig& cfg, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
-  if (cfg.place.kind == Placement::kDax)
-    throw Error(fmt::format("--placement dax is not available {} yet: in-core or out-of-core", under));
-  if (cfg.place.kind == Placement::kOutOfCore && cfg.graph_dir.empty())
-    throw Error("--placement out-of-core " + under + " needs a graph directory (--graph DIR): the ranks' rows are "
-                "bound to it");
+  if (cfg.place.kind != Placement::kInCore && cfg.graph_dir.empty())
+    throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
+                            placement_name(cfg.place.kind), under));
   if (cfg.place.hub_degree != kNoHubs) throw Error("--hub-degree is not available " + under + " yet");
   if (cfg.place.memory.any()) throw Error("--mem-nodes and --interleave are not available " + under + " yet");
   if (cfg.validate_against == ValidationMethod::kCsr)
@@ -140,6 +138,7 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
                            const Comm& comm, DistBuildReport& build, std::optional<RankRows>& rows,
                            const DistProgress& progress) {
   const double t0 = now();
+  const bool dax = cfg.place.kind == Placement::kDax;
   std::vector<DistId> label;
   DistGraph g = order_vertices(share, comm, label, progress);
   const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
@@ -150,18 +149,19 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
     fill_rows(g, share, comm, label, build, progress);
     if (!have) {
       const double w0 = now();
-      RankRows::write(dir, g, graph_hash, share.source.spec().scale, now() - t0);
+      RankRows::write(dir, g, graph_hash, share.source.spec().scale, now() - t0, dax);
       written = now() - w0;
     }
   }
   std::vector<DistId>().swap(label);
   g.adj = NumaArray<DistId>();  // the rows are on storage now
-  const uint64_t budget = cfg.place.dram_budget > 0
-                              ? cfg.place.dram_budget
-                              : available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
+  // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
+  const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget
+                          : dax                      ? 0
+                                                     : available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
   try {
     rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.io,
-                 omp_get_max_threads());
+                 omp_get_max_threads(), dax);
   } catch (const Error& e) {  // every refusal of stored rows says how to get good ones
     const std::string why = e.what();
     if (why.find("remove ") != std::string::npos || why.find("--dram-budget") != std::string::npos) throw;
@@ -196,7 +196,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   std::optional<RankRows> rows;
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
-  const DistGraph g = cfg.place.kind == Placement::kOutOfCore
+  const DistGraph g = cfg.place.kind != Placement::kInCore
                           ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
                           : build_dist_graph(share, comm, build, progress);
   // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
@@ -294,7 +294,8 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
     r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
     r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
     r.placement.cache_load_time = comm.max(rr.load_seconds);
-    r.placement.direct_io = true;
+    r.placement.direct_io = !rr.dax;
+    r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
     r.placement.adjacency_bytes = g.directed_edges * sizeof(DistId);
     if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
     r.dram.budget = rr.budget;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mpirun -np P strata run` (P is $2): roots, nedge and validity equal the single-process run's, generated, from
-# graph directories and out-of-core (each rank's rows on its storage); the block and JSON name P and each rank;
+# graph directories, out-of-core and dax (each rank's rows on its storage); the block and JSON name P and each rank;
 # a planted fault on one rank fails the run; a bad file read by one rank ends every rank at once, with a message
 # naming the rank; unsupported options refused.
 source "$(dirname "$0")/lib.sh"
@@ -103,6 +103,20 @@ mpi run --graph "$tmp/g" --roots 2 --threads 1 --placement out-of-core --dram-bu
   >/dev/null 2>"$tmp/small.err"
 expect "a budget below the I/O buffers: refused" grep -q "dram-budget 1.0 MiB is below this rank's I/O buffers" "$tmp/small.err"
 
+# DAX: each rank's rows mapped with libpmem and read in place (PMEM_IS_PMEM_FORCE=1: plain files count as
+# pmem), without and with an edge cache.
+for budget in "" "--dram-budget 2M"; do
+  # shellcheck disable=SC2086  # budget: no flag or two words
+  PMEM_IS_PMEM_FORCE=1 timeout 120 mpirun --allow-run-as-root --oversubscribe -x PMEM_IS_PMEM_FORCE -np "$P" "$strata" \
+    run --graph "$tmp/g" --roots 4 --threads 1 --placement dax $budget --rank-dir "$tmp/pm" --json "$tmp/dax.json" \
+    >"$tmp/dax.txt" 2>&1
+  expect "dax ${budget:-without a cache}: exit 0" test $? -eq 0
+  expect "dax ${budget:-without a cache}: same as one process" same_searches "$tmp/one-g.json" "$tmp/dax.json"
+  expect "dax ${budget:-without a cache}: read in place, is_pmem" python3 -c "
+import json; j = json.load(open('$tmp/dax.json'))
+assert j['placement'] == 'dax' and j['is_pmem'] and sum(s['edges_storage'] for s in j['searches']) > 0"
+done
+
 # A planted fault in one rank's part of a search: the run fails, names the search and the rule, no statistics.
 mpi run --scale 11 --roots 4 --threads 1 --debug-corrupt-search 1 >"$tmp/bad.txt" 2>"$tmp/bad.err"
 expect "planted fault: non-zero exit" test $? -ne 0
@@ -122,9 +136,6 @@ expect "bad file: the rank and the block named" grep -qE "strata: error: rank $(
 expect "bad file: no statistics" bash -c "! grep -q TEPS '$tmp/badfile.txt'"
 
 # What the distributed run does not do yet: refused up front, by rank 0 alone.
-mpi run --graph "$tmp/g" --placement dax --roots 2 >/dev/null 2>"$tmp/dax.err"
-expect "dax refused" test $? -ne 0
-expect "dax refusal said once" test "$(grep -c 'strata: error: --placement dax is not available under mpirun' "$tmp/dax.err")" -eq 1
 mpi run --scale 10 --placement out-of-core --roots 2 >/dev/null 2>"$tmp/nodir.err"
 expect "out-of-core without a graph directory refused" grep -q "out-of-core under mpirun .* needs a graph directory" "$tmp/nodir.err"
 mpi run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"
