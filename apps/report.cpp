@@ -147,6 +147,7 @@ nlohmann::json to_json(const RunResult& r) {
                              {"on_mem_edges", k.on_mem_edges},
                              {"edge_cache_bytes", k.edge_cache_bytes},
                              {"disk_bytes", k.disk_bytes},
+                             {"build_passes", k.build_passes},
                              {"bytes_read", k.bytes_read}});
     }
     j["mpi"] = {{"processes", r.mpi_processes}, {"partition", r.mpi_partition}, {"ranks", ranks}};

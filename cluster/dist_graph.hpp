@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -191,22 +192,13 @@ DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, std:
   return g;
 }
 
-// Kernel 1's second half (collective): each tuple to the owners of both endpoints, placed in their raw rows,
-// which are then sorted by degree rank, deduplicated and compacted, their entries turned into distributed ids.
-// Frees label.
-template <class Source>
-void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
-               DistBuildReport& report, const DistProgress& progress = {}) {
-  const uint64_t n = g.n, local = g.hi - g.lo;
+// Kernel 1's scatter (collective): each tuple to the owners of both endpoints, as (degree rank of the owner's
+// vertex, degree rank of the other end) pairs; on_pairs(received) once a round on every rank. Frees label.
+template <class Source, class OnPairs>
+void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+                    DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
   const int ranks = comm.size();
-  std::vector<uint64_t> raw(local + 1, 0);  // raw list bounds by local index, then fill cursors
-  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
-  report.raw_entries = raw.back();
   uint64_t round = share.rounds;
-
-  // Scatter: each tuple to the owners of both endpoints (degree ranks: kP + r is rank r's k-th vertex).
-  NumaArray<DistId> adj(report.raw_entries);
-  std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
   RankBuffers<IdPair> out(omp_get_max_threads(), ranks);
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
@@ -217,35 +209,56 @@ void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, 
       out.mine(int(a % DistId(ranks))).push_back({a, b});
       out.mine(int(b % DistId(ranks))).push_back({b, a});
     }
-    const std::vector<IdPair> got = comm.exchange(out.merge(), &report.bytes_sent);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < got.size(); ++i) {
-      uint64_t& at = cursor[got[i].first / DistId(ranks)];
-      adj[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = got[i].second;
-    }
+    on_pairs(comm.exchange(out.merge(), &report.bytes_sent));
     if (progress) progress("fill", ++round, 2 * share.rounds);
   });
   std::vector<DistId>().swap(label);
+}
 
-  // SquishCsr: sort by degree rank and deduplicate each list, compact, then turn degree ranks into ids.
-  sort_and_dedup_lists(adj.data(), raw.data(), local, n);
-  g.offsets.assign(local + 1, 0);
+// Sorts each of `count` raw lists (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])) by degree rank,
+// deduplicates and compacts them to the front of rows, turning degree ranks into distributed ids; offsets[i]
+// gets where list i starts, counted from `base`. Returns the entries kept.
+inline uint64_t squish_rows(DistId* rows, const uint64_t* raw, uint64_t count, const VertexDeal& part,
+                            uint64_t* offsets, uint64_t base) {
+  sort_and_dedup_lists(rows, raw, count, part.n);
   uint64_t write = 0;
-  for (uint64_t i = 0; i < local; ++i) {
-    const DistId* list = adj.data() + raw[i];
+  for (uint64_t i = 0; i < count; ++i) {
+    const DistId* list = rows + (raw[i] - raw[0]);
     const uint64_t kept = uint64_t(std::find(list, list + (raw[i + 1] - raw[i]), kNoVertex<DistId>) - list);
-    if (write != raw[i]) std::memmove(adj.data() + write, list, kept * sizeof(DistId));
-    g.offsets[i] = write;
+    if (write != raw[i] - raw[0]) std::memmove(rows + write, list, kept * sizeof(DistId));
+    offsets[i] = base + write;
     write += kept;
   }
-  g.offsets[local] = write;
 #pragma omp parallel for schedule(static)
-  for (uint64_t k = 0; k < write; ++k) adj[k] = DistId(g.part.id(adj[k]));
+  for (uint64_t k = 0; k < write; ++k) rows[k] = DistId(part.id(rows[k]));
+  return write;
+}
+
+// Kernel 1's second half in DRAM (collective): the scatter placed in raw rows, then squished.
+template <class Source>
+void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+               DistBuildReport& report, const DistProgress& progress = {}) {
+  const uint64_t local = g.hi - g.lo;
+  const DistId ranks = DistId(comm.size());
+  std::vector<uint64_t> raw(local + 1, 0);  // raw list bounds by local index, then fill cursors
+  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
+  report.raw_entries = raw.back();
+  NumaArray<DistId> adj(report.raw_entries);
+  std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
+  scatter_tuples(share, comm, label, report, progress, [&](const std::vector<IdPair>& got) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < got.size(); ++i) {
+      uint64_t& at = cursor[got[i].first / ranks];
+      adj[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = got[i].second;
+    }
+  });
+  g.offsets.assign(local + 1, 0);
+  const uint64_t write = squish_rows(adj.data(), raw.data(), local, g.part, g.offsets.data(), 0);
+  g.offsets[local] = write;
   adj.shrink(write);
   g.adj = std::move(adj);
   g.directed_edges = comm.sum(write);
 }
-
 // Kernel 1 across the ranks, every rank's rows in DRAM (collective). progress(phase, done, total) on every rank.
 template <class Source>
 DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,

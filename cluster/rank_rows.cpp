@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "core/units.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/memory.hpp"
+#include "storage/hash.hpp"
 
 namespace strata {
 
@@ -18,8 +20,10 @@ std::string RankRows::dir_for(const std::string& base, int ranks, int rank) {
   return fmt::format("{}/mpi-p{}/rank-{}", base, ranks, rank);
 }
 
-void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds,
-                     bool pmem) {
+namespace {
+
+// The layout of a rank's rows, its parent directory made.
+CsrLayout rows_layout(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
   if (ec) throw Error(fmt::format("cannot create {}: {}", std::filesystem::path(dir).parent_path().string(), ec.message()));
@@ -29,11 +33,13 @@ void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_
   layout.id_bytes = sizeof(DistId);
   layout.n = g.local_count();
   layout.bounds = {0, g.local_count()};
-  CsrWriter writer(dir, layout, pmem);
-  writer.reserve_part(0, g.entries());
-  writer.append(0, g.adj.data(), g.entries());
+  return layout;
+}
+
+// meta.bin as every on-disk CSR has it: offsets, input labels, duplicate counts (a byte, and the saturated
+// ones); then the header, and the directory renamed into place.
+void finish_writer(CsrWriter& writer, const DistGraph& g, double build_seconds) {
   writer.finish_part(0);
-  // meta.bin as every on-disk CSR has it: offsets, input labels, duplicate counts (a byte, and the saturated ones).
   writer.write_meta(g.offsets.data(), g.offsets.size() * sizeof(uint64_t));
   std::vector<DistId> labels(g.local_count());
   std::vector<uint8_t> duplicates(g.local_count());
@@ -51,6 +57,91 @@ void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_
   writer.write_meta(many.data(), many.size() * 16);
   writer.set_many_duplicates(count);
   writer.commit(build_seconds);
+}
+
+}  // namespace
+
+RowSpill::RowSpill(const std::string& dir, uint64_t pairs)
+    : file_(dir, std::max<uint64_t>(1, (pairs + kBlockPairs - 1) / kBlockPairs) * kBlockPairs * sizeof(IdPair),
+            "kernel 1's rows of this rank"),
+      block_(kBlockPairs * sizeof(IdPair)), hashes_(), dir_(dir) {}
+
+void RowSpill::add(std::span<const IdPair> pairs) {
+  IdPair* block = reinterpret_cast<IdPair*>(block_.data());
+  for (const IdPair& p : pairs) {
+    block[in_block_++] = p;
+    if (in_block_ == kBlockPairs) flush();
+  }
+}
+void RowSpill::flush() {
+  if (in_block_ == 0) return;
+  const uint64_t bytes = in_block_ * sizeof(IdPair);
+  std::memset(block_.data() + bytes, 0, align_up(bytes) - bytes);
+  hashes_.push_back(xxh3(block_.data(), bytes));
+  if ((pairs_ + in_block_) * sizeof(IdPair) > file_.bytes())
+    throw Error("internal error: kernel 1 received more rows than this rank's degrees add up to");
+  file_.write(pairs_ / kBlockPairs * kBlockPairs * sizeof(IdPair), block_.data(), align_up(bytes));
+  pairs_ += in_block_;
+  in_block_ = 0;
+}
+void RowSpill::finish() { flush(); }
+
+void RowSpill::for_each_block(const std::function<void(std::span<const IdPair>)>& fn) const {
+  AlignedBuffer buffer(kBlockPairs * sizeof(IdPair));
+  for (uint64_t b = 0; b < hashes_.size(); ++b) {
+    const uint64_t count = std::min(kBlockPairs, pairs_ - b * kBlockPairs), bytes = count * sizeof(IdPair);
+    file_.read(b * kBlockPairs * sizeof(IdPair), buffer.data(), align_up(bytes));
+    if (xxh3(buffer.data(), bytes) != hashes_[b])
+      throw Error(fmt::format("kernel 1's rows of this rank in {} do not read back as written (block {}): a storage "
+                              "fault", dir_, b));
+    fn({reinterpret_cast<const IdPair*>(buffer.data()), count});
+  }
+}
+
+uint64_t RankRows::check_budget(uint64_t budget, bool dax, const IoOptions& io, int threads) {
+  const uint64_t buffers = dax ? 0 : io_buffer_bytes(threads, io);
+  if (!dax && budget < buffers)
+    throw Error(fmt::format("--dram-budget {} is below this rank's I/O buffers ({}: {} threads x {} reads x {})",
+                            human_bytes(double(budget)), human_bytes(double(buffers)), threads, io.depth,
+                            human_bytes(double(io.request_bytes))));
+  return buffers;
+}
+
+void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds,
+                     bool pmem) {
+  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
+  writer.reserve_part(0, g.entries());
+  writer.append(0, g.adj.data(), g.entries());
+  finish_writer(writer, g, build_seconds);
+}
+
+int RankRows::write_from(const std::string& dir, DistGraph& g, const RowSpill& spill, uint64_t rows_bytes,
+                         uint64_t graph_hash, int scale, double started, bool pmem) {
+  const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(DistId));
+  std::vector<uint64_t> raw(local + 1, 0);
+  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
+  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
+  writer.reserve_part(0, raw[local]);
+  g.offsets.assign(local + 1, 0);
+  uint64_t write = 0;
+  int passes = 0;
+  for (uint64_t i0 = 0; i0 < local; ++passes) {
+    uint64_t i1 = i0 + 1;  // this pass builds lists [i0, i1): at most cap entries, or one longer list
+    while (i1 < local && raw[i1 + 1] - raw[i0] <= cap) ++i1;
+    NumaArray<DistId> rows(raw[i1] - raw[i0]);
+    std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
+    spill.for_each_block([&](std::span<const IdPair> pairs) {
+      for (const IdPair& p : pairs)
+        if (p.first >= i0 && p.first < i1) rows[cursor[p.first - i0]++ - raw[i0]] = p.second;
+    });
+    const uint64_t kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, g.offsets.data() + i0, write);
+    writer.append(0, rows.data(), kept);
+    write += kept;
+    i0 = i1;
+  }
+  g.offsets[local] = write;
+  finish_writer(writer, g, omp_get_wtime() - started);
+  return passes;
 }
 
 RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, int scale, uint64_t budget,
@@ -73,12 +164,8 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   g.offsets.assign(offsets.begin(), offsets.end());
 
   report_.dax = dax;
-  report_.io_buffer_bytes = dax ? 0 : io_buffer_bytes(threads, io);
+  report_.io_buffer_bytes = check_budget(budget, dax, io, threads);
   report_.budget = budget;
-  if (!dax && budget < report_.io_buffer_bytes)
-    throw Error(fmt::format("--dram-budget {} is below this rank's I/O buffers ({}: {} threads x {} reads x {})",
-                            human_bytes(double(budget)), human_bytes(double(report_.io_buffer_bytes)), threads, io.depth,
-                            human_bytes(double(io.request_bytes))));
   uint64_t k = 0;
   if (k_asked >= 0) {
     k = uint64_t(k_asked);

@@ -7,6 +7,8 @@
 // (bfs/tail_reads.hpp), or, dax, in place from the mapping; every id read from storage is checked.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include "core/error.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/pmem_map.hpp"
+#include "storage/spill_file.hpp"
 
 namespace strata {
 
@@ -30,18 +33,47 @@ struct RankRowsReport {
   double stored_build_seconds = 0;  // how long the build that wrote the rows took
   uint64_t disk_bytes = 0;
   uint64_t k = 0;                 // the edge cache's prefix length
+  int build_passes = 0;           // passes over the spilled rows (0: reused, or built in DRAM)
   uint64_t cache_bytes = 0, io_buffer_bytes = 0, budget = 0;
   bool dax = false, is_pmem = false;
+};
+
+// A rank's raw rows on its own storage while kernel 1 receives them: (local index, degree rank) pairs in
+// 1 MiB blocks, in an unlinked scratch file reserved up front (storage/spill_file.hpp), each block's XXH3 kept
+// in DRAM and checked when it is read back (a storage fault is an error, never wrong rows).
+class RowSpill {
+ public:
+  static constexpr uint64_t kBlockPairs = uint64_t(1) << 17;
+  RowSpill(const std::string& dir, uint64_t pairs);
+  void add(std::span<const IdPair> pairs);  // appends, in order
+  void finish();                            // writes the last, partial block
+  // fn(pairs of one block), every block in order, each checked against its checksum.
+  void for_each_block(const std::function<void(std::span<const IdPair>)>& fn) const;
+  uint64_t bytes() const { return file_.bytes(); }
+
+ private:
+  void flush();
+  SpillFile file_;
+  AlignedBuffer block_;
+  uint64_t pairs_ = 0, in_block_ = 0;
+  std::vector<uint64_t> hashes_;
+  std::string dir_;
 };
 
 class RankRows {
  public:
   static std::string dir_for(const std::string& base, int ranks, int rank);
+  // Refuses, before any work, a budget below a rank's I/O buffers (out-of-core); returns the buffers' bytes.
+  static uint64_t check_budget(uint64_t budget, bool dax, const IoOptions& io, int threads);
 
   // Writes g's rows (offsets, entries and raw degrees) to dir, replacing nothing: a directory already there is
   // refused (the caller reuses or reports it).
   static void write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds,
                     bool pmem);
+  // The same from spilled raw rows, in passes over the spill that each hold at most `rows_bytes` of rows in DRAM
+  // (a list longer than that is one pass of its own); fills g's offsets. Returns the passes.
+  static int write_from(const std::string& dir, DistGraph& g, const RowSpill& spill, uint64_t rows_bytes,
+                        uint64_t graph_hash, int scale, double started, bool pmem);
 
   // Opens dir's rows for g (order_vertices' result: its raw degrees must match the stored ones), loads the
   // offsets into g and the edge cache within budget, and prepares the tail reads. Throws Error naming the cause.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -45,22 +46,22 @@ void report(const RunHooks& hooks, const Comm& comm, const std::string& phase, u
 }
 
 // DRAM a rank needs at its peak (kernel 1): the global degree, label, map and prefix arrays (20 bytes a
-// vertex), its raw rows (two ids a tuple over P ranks, a tenth for imbalance) and a round's buffers (the
-// tuples, the pairs sent and received).
-uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes) {
+// vertex), a round's buffers (the tuples, the pairs sent and received) and its rows: in-core two ids a tuple
+// over P ranks (a tenth for imbalance); tiered, what its budget allows them.
+uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, uint64_t budget) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count();
-  const uint64_t rows = 2 * m / uint64_t(processes) * sizeof(DistId) * 11 / 10;
+  const uint64_t rows = tiered ? budget : 2 * m / uint64_t(processes) * sizeof(DistId) * 11 / 10;
   const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 4 * 2 * sizeof(DistId));
   return 20 * n + rows + round;
 }
 
-void check_memory(const KroneckerSpec& spec, const Comm& comm) {
-  const uint64_t each = rank_peak_bytes(spec, comm.size()), node = each * uint64_t(comm.ranks_on_this_node());
-  const uint64_t have = available_memory_bytes();
+void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint64_t budget) {
+  const uint64_t each = rank_peak_bytes(spec, comm.size(), tiered, budget);
+  const uint64_t node = each * uint64_t(comm.ranks_on_this_node()), have = available_memory_bytes();
   if (node > have)
-    throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank); {} available",
+    throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank{}); {} available",
                             spec.scale, comm.ranks_on_this_node(), human_bytes(double(node)), human_bytes(double(each)),
-                            human_bytes(double(have))));
+                            tiered ? ", its budget included" : "", human_bytes(double(have))));
 }
 
 // A cycle planted in one rank's part of a search's output (--debug-corrupt-search): the last rank with a
@@ -114,10 +115,10 @@ void record_verdict(RunResult& r, size_t i, const Verdict& v, double seconds) {
 std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   struct Plain {
     char host[64], rows_dir[512];
-    int32_t rank, threads, rows_reused;
+    int32_t rank, threads, rows_reused, passes;
     uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read;
   } p{};
-  p = {{}, {}, mine.rank, mine.threads, mine.rows_reused, mine.first_vertex, mine.end_vertex, mine.directed_edges,
+  p = {{}, {}, mine.rank, mine.threads, mine.rows_reused, mine.build_passes, mine.first_vertex, mine.end_vertex, mine.directed_edges,
        mine.dram_bytes, mine.build_bytes_sent, mine.search_bytes_sent, mine.on_mem_edges, mine.edge_cache_bytes,
        mine.dram_budget, mine.disk_bytes, mine.bytes_read};
   std::strncpy(p.host, mine.host.c_str(), sizeof(p.host) - 1);
@@ -127,38 +128,56 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   std::vector<RankReport> all;
   for (const Plain& q : comm.exchange(send))
     all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent, q.rows_dir,
-                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read});
+                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes});
   return all;
 }
 
-// Out-of-core kernel 1: the vertex order, then each rank's rows from its directory, built (in DRAM, then
-// written) where any rank lacks them -- every rank takes part in the scatter, ranks that have theirs keep them.
+// Tiered kernel 1: the vertex order, then each rank's rows from its directory, built where any rank lacks them
+// (every rank takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the
+// rank's storage, then built in passes that each hold at most the rank's budget of rows in DRAM.
 template <class Source>
 DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg, uint64_t graph_hash,
                            const Comm& comm, DistBuildReport& build, std::optional<RankRows>& rows,
                            const DistProgress& progress) {
   const double t0 = now();
   const bool dax = cfg.place.kind == Placement::kDax;
-  std::vector<DistId> label;
-  DistGraph g = order_vertices(share, comm, label, progress);
   const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
   const std::string dir = RankRows::dir_for(base, comm.size(), comm.rank());
+  // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
+  const uint64_t share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
+  const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : dax ? 0 : share_of_node;
+  RankRows::check_budget(budget, dax, cfg.place.io, omp_get_max_threads());
+  std::vector<DistId> label;
+  DistGraph g = order_vertices(share, comm, label, progress);
   const bool have = path_exists(dir);
   double written = 0;
+  int passes = 0;
   if (comm.sum(have ? 0 : 1) > 0) {
-    fill_rows(g, share, comm, label, build, progress);
+    uint64_t raw_entries = 0;
+    for (uint64_t d : g.raw_degree) raw_entries += d;
+    std::optional<RowSpill> spill;
     if (!have) {
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+      spill.emplace(std::filesystem::path(dir).parent_path().string(), raw_entries);
+    }
+    const DistId ranks = DistId(comm.size());
+    scatter_tuples(share, comm, label, build, progress, [&](const std::vector<IdPair>& got) {
+      if (!spill) return;
+      std::vector<IdPair> local(got.size());
+      for (size_t i = 0; i < got.size(); ++i) local[i] = {got[i].first / ranks, got[i].second};
+      spill->add(local);
+    });
+    if (spill) {
+      spill->finish();
+      build.raw_entries = raw_entries;
       const double w0 = now();
-      RankRows::write(dir, g, graph_hash, share.source.spec().scale, now() - t0, dax);
+      const uint64_t rows_bytes = (budget > 0 ? budget : share_of_node) - std::min<uint64_t>(budget, 2 << 20);
+      passes = RankRows::write_from(dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, dax);
       written = now() - w0;
     }
   }
   std::vector<DistId>().swap(label);
-  g.adj = NumaArray<DistId>();  // the rows are on storage now
-  // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
-  const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget
-                          : dax                      ? 0
-                                                     : available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
   try {
     rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.io,
                  omp_get_max_threads(), dax);
@@ -169,6 +188,7 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
   }
   rows->report().reused = have;
   rows->report().write_seconds = written;
+  rows->report().build_passes = passes;
   g.directed_edges = comm.sum(g.entries());
   build.seconds = now() - t0;
   return g;
@@ -178,7 +198,7 @@ template <class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
   if (r.spec.scale > 31) throw Error(fmt::format("SCALE {}: a run under mpirun uses 32-bit ids (SCALE 31 at most) for now", r.spec.scale));
-  check_memory(r.spec, comm);
+  check_memory(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget);
   const TupleShare<Source> share(source, comm);
 
   comm.barrier();
@@ -286,6 +306,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
     mine.edge_cache_bytes = rr.cache_bytes;
     mine.dram_budget = rr.budget;
     mine.disk_bytes = rr.disk_bytes;
+    mine.build_passes = rr.build_passes;
     mine.bytes_read = bfs.bytes_read() - warm_up_read;
     // What the placement lines say: rank 0's cache and budget, every rank's disk and reads.
     r.placement.on_mem_edges = rr.k;

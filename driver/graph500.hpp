@@ -81,6 +81,7 @@ struct RankReport {
   std::string rows_dir;
   bool rows_reused = false;
   uint64_t on_mem_edges = 0, edge_cache_bytes = 0, dram_budget = 0, disk_bytes = 0, bytes_read = 0;
+  int build_passes = 0;  // passes over its spilled rows building them (0: reused)
 };
 
 struct RunResult {

@@ -85,6 +85,8 @@ ranks = j["mpi"]["ranks"]
 assert len(ranks) == p and all(not r["rows_reused"] and r["dram_budget"] == 9 << 20 for r in ranks)
 assert all(r["rows_dir"].endswith(f"mpi-p{p}/rank-{r['rank']}") for r in ranks)
 assert sum(r["bytes_read"] for r in ranks) > 0 and j["bytes_read"] > 0
+# built from rows spilled to the rank's storage, in passes that each hold at most the budget's rows
+assert all(r["build_passes"] >= 1 for r in ranks) and (p > 2 or max(r["build_passes"] for r in ranks) > 1), ranks
 PY
 mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 64M --rank-dir "$tmp/ranks" \
   --json "$tmp/ooc2.json" >/dev/null 2>&1
