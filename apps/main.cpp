@@ -460,6 +460,14 @@ int main_checked(int argc, char** argv) {
       (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);
+#if STRATA_WITH_MPI
+  const bool under_mpirun = mpi_comm != nullptr;
+#else
+  const bool under_mpirun = false;
+#endif
+  if (!cfg.rank_dir.empty() && !under_mpirun)
+    throw Error("--rank-dir places each MPI rank's rows: it applies under mpirun (a single process keeps its on-disk "
+                "CSR in the graph directory)");
   for (const std::string& item : split_commas(fault_plan)) {
     if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
     else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");

@@ -19,6 +19,8 @@
 #include "core/timer.hpp"
 #include "core/units.hpp"
 #include "engine/memory.hpp"
+#include "engine/placement.hpp"
+#include "engine/topology.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 
@@ -30,7 +32,12 @@ void check_mpi_config(const RunConfig& cfg, int processes) {
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
                             placement_name(cfg.place.kind), under));
   if (cfg.place.hub_degree != kNoHubs) throw Error("--hub-degree is not available " + under + " yet");
-  if (cfg.place.memory.any()) throw Error("--mem-nodes and --interleave are not available " + under + " yet");
+  if (cfg.place.memory.any() && cfg.place.kind != Placement::kInCore)
+    throw Error("--mem-nodes and --interleave place the in-core rows; they do not apply to --placement " +
+                std::string(placement_name(cfg.place.kind)));
+  if (!cfg.place.memory.mem_nodes.empty()) check_memory_nodes(cfg.place.memory.mem_nodes, Topology::detect());
+  if (!cfg.rank_dir.empty() && cfg.place.kind == Placement::kInCore)
+    throw Error("--rank-dir holds each rank's rows for --placement out-of-core or dax; an in-core run keeps them in DRAM");
   if (cfg.validate_against == ValidationMethod::kCsr)
     throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
   if (cfg.corrupt_csr) throw Error("--debug-corrupt-csr tests the CSR certificate, which a run " + under + " does not use");
@@ -216,10 +223,15 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   std::optional<RankRows> rows;
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
-  const DistGraph g = cfg.place.kind != Placement::kInCore
+  DistGraph g = cfg.place.kind != Placement::kInCore
                           ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
                           : build_dist_graph(share, comm, build, progress);
   // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
+  if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
+    const Topology topo = Topology::detect();
+    const std::vector<int>& nodes = cfg.place.memory.mem_nodes.empty() ? topo.memory_nodes : cfg.place.memory.mem_nodes;
+    g.adj.place_on(nodes, cfg.place.memory.interleave);
+  }
   r.construction_time = comm.max(rows && rows->report().reused
                                      ? rows->report().stored_build_seconds + rows->report().load_seconds
                                      : now() - t0);

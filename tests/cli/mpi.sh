@@ -140,6 +140,12 @@ expect "bad file: no statistics" bash -c "! grep -q TEPS '$tmp/badfile.txt'"
 # What the distributed run does not do yet: refused up front, by rank 0 alone.
 mpi run --scale 10 --placement out-of-core --roots 2 >/dev/null 2>"$tmp/nodir.err"
 expect "out-of-core without a graph directory refused" grep -q "out-of-core under mpirun .* needs a graph directory" "$tmp/nodir.err"
+mpi run --scale 10 --roots 2 --rank-dir "$tmp/x" >/dev/null 2>"$tmp/rd.err"
+expect "--rank-dir with in-core refused" grep -q "rank-dir holds each rank's rows for --placement out-of-core or dax" "$tmp/rd.err"
+mpi run --scale 10 --roots 4 --threads 1 --interleave --json "$tmp/il.json" >/dev/null 2>&1
+expect "--interleave: the ranks' rows interleaved, exit 0" test $? -eq 0
+mpi run --scale 10 --roots 2 --mem-nodes 77 >/dev/null 2>"$tmp/mn.err"
+expect "--mem-nodes with a node the machine lacks: refused" grep -q "strata: error:.*77" "$tmp/mn.err"
 mpi run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"
 expect "a bad flag: non-zero exit" test $? -ne 0
 expect "a bad flag: said once" test "$(grep -c 'strata: error:.*bogus' "$tmp/flag.err")" -eq 1
