@@ -118,14 +118,16 @@ class DistBfs {
     const DistId* tail = nullptr;
     const DistId* tail_end() const { return tail + (degree - length); }
   };
-  List list(uint64_t i) const {
+  // prefix: where i's cached prefix starts (walks that visit a word's vertices in order keep it as they go).
+  List list(uint64_t i, uint64_t prefix) const {
     const uint64_t begin = g_.offsets[i], degree = g_.offsets[i + 1] - begin;
     if (!stored_) return {g_.adj.data() + begin, degree, degree};
     const EdgeCache<DistId>& c = stored_->cache();
     const uint64_t length = c.index.length(degree);
     const DistId* mapped = stored_->mapped();
-    return {c.adj.data() + stored_->prefix_begin(i), length, degree, mapped ? mapped + begin + length : nullptr};
+    return {c.adj.data() + prefix, length, degree, mapped ? mapped + begin + length : nullptr};
   }
+  List list(uint64_t i) const { return list(i, stored_ ? stored_->prefix_begin(i) : 0); }
   // dax: the first id of [first, last) that is no vertex (the mapping changed after its checksums were checked),
   // noted to end the search after the step (an exception may not leave an OpenMP loop); last if none.
   const DistId* first_bad(const DistId* first, const DistId* last) {
@@ -218,10 +220,12 @@ class DistBfs {
     for (uint64_t w = 0; w < words_; ++w) {
       uint64_t bits = 0;
       const uint64_t end = std::min<uint64_t>(64, g_.local_count() - w * 64);
+      uint64_t prefix = stored_ ? stored_->cache().index.word_begin(w) : 0;  // vertex 64w + j's, as j goes
       for (uint64_t j = 0; j < end; ++j) {
         const uint64_t i = w * 64 + j;
+        const List l = list(i, prefix);
+        prefix += l.length;
         if (parent_[i] != kNoVertex<DistId>) continue;
-        const List l = list(i);
         const DistId* it = first_marked(front, l.first, l.first + l.length);
         looked += uint64_t(std::min(it + 1, l.first + l.length) - l.first);
         if (it != l.first + l.length) {

@@ -93,7 +93,9 @@ int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& co
                               human_bytes(double(each * uint64_t(slots))), human_bytes(double(have))));
     return slots;
   }
-  return int(std::clamp<uint64_t>(have / 4 / std::max<uint64_t>(each, 1), 1, uint64_t(std::min(roots, 16))));
+  // The same on every rank (the batch ends in a collective pass): the smallest any rank's memory allows.
+  const uint64_t mine = std::clamp<uint64_t>(have / 4 / std::max<uint64_t>(each, 1), 1, uint64_t(std::min(roots, 16)));
+  return int(~comm.max(~mine));
 }
 
 std::vector<DistId> internal_roots(const DistGraph& g, const std::vector<uint64_t>& roots) {
