@@ -203,55 +203,53 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
   return g;
 }
 
+// Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
 template <class Source>
-void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
-  r.spec = source.spec();
-  if (r.spec.scale > 31) throw Error(fmt::format("SCALE {}: a run under mpirun uses 32-bit ids (SCALE 31 at most) for now", r.spec.scale));
-  check_memory(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget);
-  const TupleShare<Source> share(source, comm);
-
+DistGraph kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
+                  const Comm& comm, const RunHooks& hooks, DistBuildReport& build, std::optional<RankRows>& rows) {
   comm.barrier();
-  double t0 = now();
-  uint64_t round = 0;
-  share.for_each_round([&](std::span<const Edge>) { report(hooks, comm, "kernel 0", ++round, share.rounds); });
-  r.generation_time = comm.max(now() - t0);
-
-  comm.barrier();
-  t0 = now();
-  DistBuildReport build;
+  const double t0 = now();
   const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
     report(hooks, comm, std::string("kernel 1: ") + phase, d, t);
   };
-  std::optional<RankRows> rows;
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
   DistGraph g = cfg.place.kind != Placement::kInCore
-                          ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
-                          : build_dist_graph(share, comm, build, progress);
-  // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
+                    ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
+                    : build_dist_graph(share, comm, build, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
     const Topology topo = Topology::detect();
     const std::vector<int>& nodes = cfg.place.memory.mem_nodes.empty() ? topo.memory_nodes : cfg.place.memory.mem_nodes;
     g.adj.place_on(nodes, cfg.place.memory.interleave);
   }
+  // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
   r.construction_time = comm.max(rows && rows->report().reused
                                      ? rows->report().stored_build_seconds + rows->report().load_seconds
                                      : now() - t0);
   r.directed_edges = g.directed_edges;
+  return g;
+}
 
+struct SearchTotals {
+  uint64_t bytes_sent = 0, bytes_read = 0;  // this rank's, over the timed searches
+};
+
+// Kernel 2 and validation: the reference's roots, a warm-up, each search timed alone between barriers (the
+// slowest rank's time), validated in batches of `slots` as they end.
+template <class Source>
+SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph& g,
+                          DistBfs& bfs, int slots, const Comm& comm, const RunHooks& hooks) {
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
   const std::vector<DistId> internal = internal_roots(g, roots);
-
-  DistBfs bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
-  const int slots = validation_slots(cfg, g.n, int(roots.size()), comm);
   std::optional<DistValidator> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
   std::vector<DistId> out(g.local_count());
   std::vector<size_t> waiting;  // searches in the validation batch
   double busy = 0;              // seconds spent on the batch so far
   auto check_batch = [&] {
+    report(hooks, comm, "validation", 0, 1, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
     const double v0 = now();
     const std::vector<Verdict> verdicts = validator->check(share);
     const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
@@ -261,8 +259,8 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
     busy = 0;
   };
   bfs.search(internal[0], out.data());  // warm-up, untimed
+  SearchTotals totals;
   const uint64_t warm_up_read = bfs.bytes_read();
-  uint64_t search_sent = 0;
   for (size_t i = 0; i < roots.size(); ++i) {
     comm.barrier();
     const double s0 = now();
@@ -270,7 +268,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
     const double time = comm.max(now() - s0);
     const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
     r.searches.push_back({roots[i], time, nedge, 0.0, false});
-    search_sent += stats.bytes_sent;
+    totals.bytes_sent += stats.bytes_sent;
     if (cfg.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
     if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
@@ -280,16 +278,22 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
       validator->add(g, out.data(), roots[i], nedge);
       busy += comm.max(now() - v0);
       waiting.push_back(i);
-      if (validator->full() || i + 1 == roots.size()) {
-        report(hooks, comm, "validation", 0, 1, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
-        check_batch();
-      }
+      if (validator->full() || i + 1 == roots.size()) check_batch();
     }
     report(hooks, comm, "kernel 2", i + 1, roots.size(),
            fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
   }
+  totals.bytes_read = bfs.bytes_read() - warm_up_read;
+  return totals;
+}
 
-  r.validate_batch = cfg.validate ? slots : 1;
+// What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
+// rank's disk and reads.
+template <class Source>
+void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph& g, const DistBfs& bfs,
+              const std::optional<RankRows>& rows, const DistBuildReport& build, const SearchTotals& totals, int slots,
+              const Comm& comm) {
+  r.validate_batch = cfg.validate ? std::min(slots, int(r.searches.size())) : 1;
   r.parts = 1;
   r.numa_nodes = 1;
   r.id_bytes = sizeof(DistId);
@@ -299,7 +303,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
                     "adjacency entries)";
   char host[64] = {};
   ::gethostname(host, sizeof(host) - 1);
-  const uint64_t validation = validator ? DistValidator::batch_bytes(g.n, comm.size(), slots) : 0;
+  const uint64_t validation = cfg.validate ? DistValidator::batch_bytes(g.n, comm.size(), slots) : 0;
   RankReport mine;
   mine.rank = comm.rank();
   mine.host = host;
@@ -307,9 +311,9 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   mine.first_vertex = g.lo;
   mine.end_vertex = g.hi;
   mine.directed_edges = g.entries();
-  mine.dram_bytes = g.bytes() + bfs.state_bytes() + out.size() * sizeof(DistId) + validation;
+  mine.dram_bytes = g.bytes() + bfs.state_bytes() + g.local_count() * sizeof(DistId) + validation;
   mine.build_bytes_sent = build.bytes_sent;
-  mine.search_bytes_sent = search_sent;
+  mine.search_bytes_sent = totals.bytes_sent;
   r.placement.kind = cfg.place.kind;
   if (rows) {
     const RankRowsReport& rr = rows->report();
@@ -321,8 +325,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
     mine.dram_budget = rr.budget;
     mine.disk_bytes = rr.disk_bytes;
     mine.build_passes = rr.build_passes;
-    mine.bytes_read = bfs.bytes_read() - warm_up_read;
-    // What the placement lines say: rank 0's cache and budget, every rank's disk and reads.
+    mine.bytes_read = totals.bytes_read;
     r.placement.on_mem_edges = rr.k;
     r.placement.csr_dir = RankRows::dir_for(cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir, comm.size(), 0);
     r.placement.csr_dir.replace(r.placement.csr_dir.size() - 1, 1, "<r>");  // every rank its own
@@ -340,7 +343,29 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   r.ranks = gather_ranks(mine, comm);
   r.dram.graph = comm.sum(g.bytes());
   r.dram_bytes = comm.sum(mine.dram_bytes);
-  if (!r.ok()) return;
+}
+
+template <class Source>
+void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+  r.spec = source.spec();
+  if (r.spec.scale > 31) throw Error(fmt::format("SCALE {}: a run under mpirun uses 32-bit ids (SCALE 31 at most) for now", r.spec.scale));
+  check_memory(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget);
+  const TupleShare<Source> share(source, comm);
+
+  comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked
+  const double t0 = now();
+  uint64_t round = 0;
+  share.for_each_round([&](std::span<const Edge>) { report(hooks, comm, "kernel 0", ++round, share.rounds); });
+  r.generation_time = comm.max(now() - t0);
+
+  DistBuildReport build;
+  std::optional<RankRows> rows;
+  const DistGraph g = kernel1(r, cfg, source, share, comm, hooks, build, rows);
+  DistBfs bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
+  const int slots = validation_slots(cfg, g.n, cfg.roots, comm);
+  const SearchTotals totals = run_searches(r, cfg, share, g, bfs, slots, comm, hooks);
+  describe(r, cfg, source, g, bfs, rows, build, totals, slots, comm);
+  if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.searches, comm.size());
 }
