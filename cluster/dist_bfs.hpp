@@ -200,7 +200,7 @@ class DistBfs {
       new_scout += added.load();
       looked += io_.edges_storage;
     }
-    const std::vector<IdPair> got = comm_.exchange(remote.merge(), &sent);
+    const std::vector<IdPair> got = remote.exchange(comm_, &sent);
 #pragma omp parallel for schedule(static) reduction(+ : new_scout)
     for (size_t i = 0; i < got.size(); ++i) new_scout += claim(got[i].first, got[i].second);
     scout = comm_.sum(new_scout);

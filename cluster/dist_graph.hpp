@@ -11,6 +11,7 @@
 #include <cstring>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <span>
 #include <string>
 #include <utility>
@@ -94,21 +95,27 @@ struct TupleShare {
   }
 };
 
-// Per-thread buffers of items bound for each rank, merged into one send buffer grouped by rank.
+// Per-thread buffers of items bound for each rank (a QueueBuffer per destination), sent in one exchange.
 template <class T>
 struct RankBuffers {
   std::vector<std::vector<std::vector<T>>> by_thread;  // [thread][rank]
   RankBuffers(int threads, int ranks) : by_thread(threads, std::vector<std::vector<T>>(ranks)) {}
   std::vector<T>& mine(int rank) { return by_thread[omp_get_thread_num()][rank]; }
-  std::vector<std::vector<T>> merge() {
+  // Every thread's items, grouped by rank into one send buffer (the only copy), sent (collective); the buffers
+  // are emptied, keeping their capacity for the next round. Returns what the other ranks sent here.
+  std::vector<T> exchange(const Comm& comm, uint64_t* sent = nullptr) {
     const size_t ranks = by_thread[0].size();
-    std::vector<std::vector<T>> out(ranks);
+    std::vector<uint64_t> counts(ranks, 0);
+    for (size_t r = 0; r < ranks; ++r)
+      for (const auto& t : by_thread) counts[r] += t[r].size();
+    std::vector<T> flat;
+    flat.reserve(std::accumulate(counts.begin(), counts.end(), uint64_t(0)));
     for (size_t r = 0; r < ranks; ++r)
       for (auto& t : by_thread) {
-        out[r].insert(out[r].end(), t[r].begin(), t[r].end());
+        flat.insert(flat.end(), t[r].begin(), t[r].end());
         t[r].clear();
       }
-    return out;
+    return comm.exchange(flat, counts, sent);
   }
 };
 
@@ -209,7 +216,7 @@ void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, std::vect
       out.mine(int(a % DistId(ranks))).push_back({a, b});
       out.mine(int(b % DistId(ranks))).push_back({b, a});
     }
-    on_pairs(comm.exchange(out.merge(), &report.bytes_sent));
+    on_pairs(out.exchange(comm, &report.bytes_sent));
     if (progress) progress("fill", ++round, 2 * share.rounds);
   });
   std::vector<DistId>().swap(label);
@@ -245,7 +252,7 @@ void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, 
   report.raw_entries = raw.back();
   NumaArray<DistId> adj(report.raw_entries);
   std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
-  scatter_tuples(share, comm, label, report, progress, [&](const std::vector<IdPair>& got) {
+  scatter_tuples(share, comm, label, report, progress, [&](std::vector<IdPair>&& got) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i) {
       uint64_t& at = cursor[got[i].first / ranks];

@@ -174,7 +174,7 @@ class DistValidator {
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < edges.size(); ++i)
         if (edges[i].u != edges[i].v) first.mine(owner(edges[i].u)).push_back({DistId(edges[i].u), DistId(edges[i].v)});
-      const std::vector<IdPair> at_u = comm_.exchange(first.merge());
+      const std::vector<IdPair> at_u = first.exchange(comm_);
       RankBuffers<uint32_t> second(threads, comm_.size());
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < at_u.size(); ++i) {
@@ -190,7 +190,7 @@ class DistValidator {
           hop[2 + j] = uint32_t(level_[at + j]);
         }
       }
-      const std::vector<uint32_t> at_v = comm_.exchange(second.merge());
+      const std::vector<uint32_t> at_v = second.exchange(comm_);
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < at_v.size(); i += stride) {
         const DistId v = at_v[i], u = at_v[i + 1];

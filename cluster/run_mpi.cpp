@@ -171,11 +171,10 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
       spill.emplace(std::filesystem::path(dir).parent_path().string(), raw_entries);
     }
     const DistId ranks = DistId(comm.size());
-    scatter_tuples(share, comm, label, build, progress, [&](const std::vector<IdPair>& got) {
+    scatter_tuples(share, comm, label, build, progress, [&](std::vector<IdPair>&& got) {
       if (!spill) return;
-      std::vector<IdPair> local(got.size());
-      for (size_t i = 0; i < got.size(); ++i) local[i] = {got[i].first / ranks, got[i].second};
-      spill->add(local);
+      for (IdPair& p : got) p.first /= ranks;  // the owner's degree rank to its local index
+      spill->add(got);
     });
     if (spill) {
       spill->finish();
