@@ -25,8 +25,8 @@ class DistBfs {
  public:
   // stored: the rank's rows on its storage (out-of-core), else g's rows in DRAM.
   DistBfs(const DistGraph& g, const Comm& comm, const BfsOptions& options, RankRows* stored = nullptr)
-      : g_(g), comm_(comm), opt_(options), stored_(stored), parent_(g.local_count()), words_((g.local_count() + 63) / 64),
-        front_(words_), next_(words_), global_(g.part.ids() / 64, 0) {
+      : g_(g), comm_(comm), opt_(options), stored_(stored), parent_(g.local_count()),
+        front_(g.local_count()), next_(g.local_count()), global_(g.part.ids()) {
     for (int r = 0; r < comm.size(); ++r) {
       first_word_.push_back(g.part.begin(r) / 64);
       word_count_.push_back((g.part.count(r) + 63) / 64);
@@ -38,37 +38,27 @@ class DistBfs {
   SearchStats search(DistId root, DistId* out) {
     SearchStats stats;
     std::fill(parent_.begin(), parent_.end(), kNoVertex<DistId>);
-    std::fill(front_.begin(), front_.end(), 0);
+    front_.clear();
     uint64_t scout = 0;
     if (g_.owns(root)) {
       parent_[root - g_.lo] = root;
-      set(front_, root - g_.lo);
+      front_.set_atomic(root - g_.lo);
       scout = g_.degree(root);
     }
     scout = comm_.sum(scout);
     uint64_t frontier = 1, edges_to_check = g_.directed_edges;
     while (frontier > 0) {
-      const double t0 = omp_get_wtime();
-      uint64_t examined = 0, sent = 0;
-      const uint64_t expanded = frontier;
-      const bool up = go_bottom_up(scout, edges_to_check);
-      if (up) {
-        // Bottom-up for as long as the policy holds (the frontier's degree sum is not needed meanwhile).
-        uint64_t awake = frontier, old_awake;
-        do {
-          const double l0 = omp_get_wtime();
-          uint64_t level_examined = 0, level_sent = 0;
-          old_awake = awake;
-          awake = bottom_up_step(level_examined, level_sent);
-          record(stats, true, old_awake, level_examined, level_sent, l0);
-        } while (stay_bottom_up(awake, old_awake));
-        frontier = awake;
+      if (go_bottom_up(scout, edges_to_check)) {
+        frontier = bottom_up_levels(frontier, stats);
         scout = 1;
-        continue;
+      } else {
+        edges_to_check -= std::min(edges_to_check, scout);
+        const double t0 = omp_get_wtime();
+        uint64_t examined = 0, sent = 0;
+        const uint64_t expanded = frontier;
+        frontier = top_down_step(scout, examined, sent);
+        record(stats, false, expanded, examined, sent, t0);
       }
-      edges_to_check -= std::min(edges_to_check, scout);
-      frontier = top_down_step(scout, examined, sent);
-      record(stats, false, expanded, examined, sent, t0);
     }
 #pragma omp parallel for schedule(static)
     for (uint64_t i = 0; i < parent_.size(); ++i)
@@ -85,15 +75,25 @@ class DistBfs {
   }
   uint64_t bytes_read() const { return bytes_read_; }  // this rank's, over every search so far
   uint64_t state_bytes() const {
-    return parent_.size() * sizeof(DistId) + (front_.size() + next_.size() + global_.size()) * sizeof(uint64_t);
+    return parent_.size() * sizeof(DistId) + (front_.word_count() + next_.word_count() + global_.word_count()) * sizeof(uint64_t);
   }
 
  private:
-  static void set(std::vector<uint64_t>& bits, uint64_t i) {
-    std::atomic_ref<uint64_t>(bits[i >> 6]).fetch_or(uint64_t(1) << (i & 63), std::memory_order_relaxed);
-  }
   bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
   bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
+
+  // Bottom-up for as long as the policy holds; returns the frontier it leaves.
+  uint64_t bottom_up_levels(uint64_t frontier, SearchStats& stats) {
+    uint64_t awake = frontier, old_awake;
+    do {
+      const double t0 = omp_get_wtime();
+      uint64_t examined = 0, sent = 0;
+      old_awake = awake;
+      awake = bottom_up_step(examined, sent);
+      record(stats, true, old_awake, examined, sent, t0);
+    } while (stay_bottom_up(awake, old_awake));
+    return awake;
+  }
 
   // A level's counts, summed over the ranks (one reduction).
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, uint64_t sent, double t0) {
@@ -154,13 +154,13 @@ class DistBfs {
     if (std::atomic_ref<DistId>(p).load(std::memory_order_relaxed) != kNoVertex<DistId>) return 0;
     DistId expected = kNoVertex<DistId>;
     if (!std::atomic_ref<DistId>(p).compare_exchange_strong(expected, u, std::memory_order_relaxed)) return 0;
-    set(next_, v - g_.lo);
+    next_.set_atomic(v - g_.lo);
     return g_.degree(v);
   }
 
   // TopDownStep: local children claimed at once, remote ones sent to their owners as (child, parent).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined, uint64_t& sent) {
-    std::fill(next_.begin(), next_.end(), 0);
+    next_.clear();
     RankBuffers<IdPair> remote(omp_get_max_threads(), comm_.size());
     auto expand = [&](DistId u, const DistId* first, const DistId* last) {
       uint64_t added = 0;
@@ -173,8 +173,8 @@ class DistBfs {
     };
     uint64_t new_scout = 0, looked = 0, in_place = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : new_scout, looked, in_place)
-    for (uint64_t w = 0; w < words_; ++w)
-      for (uint64_t bits = front_[w]; bits; bits &= bits - 1) {
+    for (uint64_t w = 0; w < front_.word_count(); ++w)
+      for (uint64_t bits = front_.words()[w]; bits; bits &= bits - 1) {
         const uint64_t i = w * 64 + uint64_t(__builtin_ctzll(bits));
         const List l = list(i);
         looked += l.length;
@@ -206,18 +206,18 @@ class DistBfs {
     scout = comm_.sum(new_scout);
     examined = looked;
     front_.swap(next_);
-    return comm_.sum(count(front_));
+    return comm_.sum(front_.count());
   }
 
   // BottomUpStep: the frontier gathered into one global bitmap, then each unvisited local vertex takes the
   // first neighbour found in it (lists start with the highest-degree neighbours).
   uint64_t bottom_up_step(uint64_t& examined, uint64_t& sent) {
-    std::copy(front_.begin(), front_.end(), global_.begin() + first_word_[comm_.rank()]);
-    comm_.allgather_words(global_.data(), first_word_, word_count_, &sent);
-    const uint64_t* front = global_.data();
+    std::copy(front_.words(), front_.words() + front_.word_count(), global_.words() + first_word_[comm_.rank()]);
+    comm_.allgather_words(global_.words(), first_word_, word_count_, &sent);
+    const uint64_t* front = global_.words();
     uint64_t awake = 0, looked = 0, in_place = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake, looked, in_place)
-    for (uint64_t w = 0; w < words_; ++w) {
+    for (uint64_t w = 0; w < front_.word_count(); ++w) {
       uint64_t bits = 0;
       const uint64_t end = std::min<uint64_t>(64, g_.local_count() - w * 64);
       uint64_t prefix = stored_ ? stored_->cache().index.word_begin(w) : 0;  // vertex 64w + j's, as j goes
@@ -245,7 +245,7 @@ class DistBfs {
           }
         }
       }
-      next_[w] = bits;
+      next_.words()[w] = bits;
     }
     check_bad();
     io_.edges_storage += in_place;
@@ -258,7 +258,7 @@ class DistBfs {
         const DistId* it = first_marked(front, first, last);
         if (it == last) return uint64_t(last - first);
         parent_[i] = *it;
-        set(next_, i);
+        next_.set_atomic(i);
         found.fetch_add(1, std::memory_order_relaxed);
         return uint64_t(it - first + 1);
       }, io_);
@@ -270,13 +270,6 @@ class DistBfs {
     return comm_.sum(awake);
   }
 
-  static uint64_t count(const std::vector<uint64_t>& bits) {
-    uint64_t c = 0;
-#pragma omp parallel for reduction(+ : c)
-    for (size_t i = 0; i < bits.size(); ++i) c += uint64_t(__builtin_popcountll(bits[i]));
-    return c;
-  }
-
   const DistGraph& g_;
   const Comm& comm_;
   BfsOptions opt_;
@@ -285,9 +278,8 @@ class DistBfs {
   std::atomic<const DistId*> bad_{nullptr};  // dax: an entry of the mapping that is no vertex id
   uint64_t bytes_read_ = 0;
   std::vector<DistId> parent_;  // local vertices' parents, internal ids
-  uint64_t words_;
-  std::vector<uint64_t> front_, next_;  // local bitmaps
-  std::vector<uint64_t> global_;        // bottom-up: the whole frontier (id space, holes never set)
+  Bitmap front_, next_;  // this rank's vertices
+  Bitmap global_;        // bottom-up: the whole frontier (the id space; holes never set)
   std::vector<uint64_t> first_word_, word_count_;  // each rank's part of global_
 };
 

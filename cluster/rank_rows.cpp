@@ -46,16 +46,9 @@ void finish_writer(CsrWriter& writer, const DistGraph& g, double build_seconds) 
   std::vector<std::pair<uint64_t, uint64_t>> many;
   for (uint64_t i = 0; i < g.local_count(); ++i) {
     labels[i] = g.to_input[g.lo + i];
-    const uint64_t removed = g.raw_degree[i] - (g.offsets[i + 1] - g.offsets[i]);
-    duplicates[i] = uint8_t(std::min<uint64_t>(removed, Csr<DistId>::kManyDuplicates));
-    if (removed >= Csr<DistId>::kManyDuplicates) many.push_back({i, removed});
+    Csr<DistId>::note_duplicates(duplicates[i], many, i, g.raw_degree[i] - (g.offsets[i + 1] - g.offsets[i]));
   }
-  writer.write_meta(labels.data(), labels.size() * sizeof(DistId));
-  writer.write_meta(duplicates.data(), duplicates.size());
-  const uint64_t count = many.size();
-  writer.write_meta(&count, sizeof count);
-  writer.write_meta(many.data(), many.size() * 16);
-  writer.set_many_duplicates(count);
+  write_labels_and_duplicates(writer, labels.data(), duplicates.data(), g.local_count(), many);
   writer.commit(build_seconds);
 }
 

@@ -98,28 +98,6 @@ int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& co
   return int(~comm.max(~mine));
 }
 
-std::vector<DistId> internal_roots(const DistGraph& g, const std::vector<uint64_t>& roots) {
-  std::vector<std::pair<uint64_t, size_t>> sorted;  // (label, index)
-  for (size_t i = 0; i < roots.size(); ++i) sorted.push_back({roots[i], i});
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<DistId> ids(roots.size(), kNoVertex<DistId>);
-#pragma omp parallel for
-  for (uint64_t v = 0; v < g.to_input.size(); ++v) {
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{g.to_input[v], 0});
-    for (; it != sorted.end() && it->first == g.to_input[v]; ++it) ids[it->second] = DistId(v);
-  }
-  return ids;
-}
-
-void record_verdict(RunResult& r, size_t i, const Verdict& v, double seconds) {
-  SearchRecord& s = r.searches[i];
-  s.validate_time = seconds;
-  s.valid = v.valid;
-  r.validation.time += seconds;
-  if (!v.valid && r.failure.empty())
-    r.failure = fmt::format("validation failed for search {} (root {}): {}", i, s.root, v.message);
-}
-
 // Every rank's RankReport on rank 0, in rank order.
 std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   struct Plain {
@@ -241,7 +219,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
-  const std::vector<DistId> internal = internal_roots(g, roots);
+  const std::vector<DistId> internal = internal_ids<DistId>({g.to_input.data(), g.to_input.size()}, roots);
   std::optional<DistValidator> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
   std::vector<DistId> out(g.local_count());
@@ -252,7 +230,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
     const double v0 = now();
     const std::vector<Verdict> verdicts = validator->check(share);
     const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) record_verdict(r, waiting[j], verdicts[j], each);
+    for (size_t j = 0; j < waiting.size(); ++j) r.record_verdict(waiting[j], verdicts[j], each);
     ++r.validation.tuple_passes;
     waiting.clear();
     busy = 0;

@@ -37,6 +37,14 @@ double RunResult::statistic(const std::string& name) const {
     if (key == name) return value;
   return 0;
 }
+void RunResult::record_verdict(size_t index, const Verdict& v, double seconds) {
+  SearchRecord& r = searches[index];
+  r.validate_time = seconds;
+  r.valid = v.valid;
+  validation.time += seconds;
+  if (!r.valid && failure.empty())
+    failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
+}
 uint64_t RunResult::io_requests() const {
   uint64_t sum = 0;
   for (const SearchStats& s : search_stats) sum += s.io.requests;
@@ -130,16 +138,6 @@ void plant_cycle(Id* parent, uint64_t n, uint64_t root) {
     }
 }
 
-// A search's verdict into the result (the first failure becomes the run's).
-void record_verdict(RunResult& result, size_t index, const Verdict& v, double seconds) {
-  SearchRecord& r = result.searches[index];
-  r.validate_time = seconds;
-  r.valid = v.valid;
-  result.validation.time += seconds;
-  if (!r.valid && result.failure.empty())
-    result.failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
-}
-
 // Validation against the tuples as the searches end: each packed into a batch (one pass checks all of it), or,
 // with a batch of one, checked in place at once. A tree deeper than a packed level holds is checked in place.
 template <class Id, class Source>
@@ -185,7 +183,7 @@ struct TupleValidation {
       if (omp_get_thread_num() == 0) report(hooks, "validation", d, source.chunk_count(), what);
     };
   }
-  void record(size_t index, const Verdict& v, double seconds) { record_verdict(result, index, v, seconds); }
+  void record(size_t index, const Verdict& v, double seconds) { result.record_verdict(index, v, seconds); }
 };
 
 // How a tiered run checks its searches against the on-disk CSR (validate/csr_pass_validator.hpp): searches
@@ -290,7 +288,7 @@ struct CsrPassValidation {
         if (batch.full() || !more) check(more);
         return;
       case CsrPassValidator<Id>::Added::kChecked:
-        record_verdict(result, index, v, now() - t0);
+        result.record_verdict(index, v, now() - t0);
         break;
       case CsrPassValidator<Id>::Added::kTooDeep: {
         auto on_chunk = [&, done = std::make_shared<std::atomic<uint64_t>>(0)] {
@@ -300,7 +298,7 @@ struct CsrPassValidation {
         };
         v = validate_search_in_place(source, s, bfs.idle_memory(), on_chunk);
         ++result.validation.tuple_passes;
-        record_verdict(result, index, v, now() - t0);
+        result.record_verdict(index, v, now() - t0);
         break;
       }
     }
@@ -326,7 +324,7 @@ struct CsrPassValidation {
       result.validation.cache_reload_time += now() - r0;
     }
     const double each = (busy + now() - t0) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) record_verdict(result, waiting[j], verdicts[j], each);
+    for (size_t j = 0; j < waiting.size(); ++j) result.record_verdict(waiting[j], verdicts[j], each);
     waiting.clear();
     busy = 0;
   }

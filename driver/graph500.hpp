@@ -18,6 +18,8 @@
 
 namespace strata {
 
+struct Verdict;  // validate/validator.hpp
+
 // What validation checks the searches against: the input tuples (one pass per batch of searches), or kernel
 // 1's CSR: in-core certified equal to the tuples in one pass (validate/csr_validator.hpp); out-of-core and DAX
 // the on-disk CSR, one sequential pass per spilled batch, not certified (validate/csr_pass_validator.hpp).
@@ -114,6 +116,8 @@ struct RunResult {
   std::vector<RankReport> ranks;   // MPI: by rank (empty in a single-process run)
 
   bool ok() const { return failure.empty(); }
+  // Search `index`'s verdict and the seconds it took to check; the first failure becomes the run's.
+  void record_verdict(size_t index, const Verdict& v, double seconds);
   double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
   uint64_t bytes_read() const;
   uint64_t io_requests() const;

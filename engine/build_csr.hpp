@@ -224,8 +224,7 @@ Csr<Id> build_csr(const Source& source, const BuildProgress& progress = {}) {
     if (write != old_begin) std::memmove(g.adj.data() + write, list, kept * sizeof(Id));
     offsets[v] = write;
     const uint64_t removed = old_end - old_begin - kept;
-    g.duplicates[v] = uint8_t(std::min<uint64_t>(removed, Csr<Id>::kManyDuplicates));
-    if (removed >= Csr<Id>::kManyDuplicates) g.many_duplicates.push_back({v, removed});
+    Csr<Id>::note_duplicates(g.duplicates[v], g.many_duplicates, v, removed);
     write += kept;
     old_begin = old_end;
     if (old_begin - released > (uint64_t(1) << 22)) {  // dead space [write, old_begin) back to the OS

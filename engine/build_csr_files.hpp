@@ -236,8 +236,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
       if (kept_total != raw[v] - base) std::memmove(buffer.data() + kept_total, list, kept * sizeof(Id));
       cursor[v - lo] = written + kept_total;
       const uint64_t removed = len - kept;
-      duplicates[v] = uint8_t(std::min<uint64_t>(removed, Csr<Id>::kManyDuplicates));
-      if (removed >= Csr<Id>::kManyDuplicates) many.push_back({v, removed});
+      Csr<Id>::note_duplicates(duplicates[v], many, v, removed);
       kept_total += kept;
     }
     writer.append(p, buffer.data(), kept_total);
@@ -251,15 +250,22 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
 
   const NumaArray<Id> to_input = invert_labels(label);
   label = NumaArray<Id>();
-  writer.set_many_duplicates(many.size());
-  writer.write_meta(to_input.data(), to_input.bytes());
-  writer.write_meta(duplicates.data(), duplicates.bytes());
-  const uint64_t count = many.size();
-  writer.write_meta(&count, sizeof count);
-  writer.write_meta(many.data(), many.size() * 16);
+  write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), n, many);
   writer.commit(omp_get_wtime() - t0);
   if (stats) *stats = {passes, std::max<uint64_t>(chunk, 1) * sizeof(Id), renumbered ? renumbered->bytes() : 0};
   return writer.layout();
+}
+
+// meta.bin after the offsets, as load_csr_meta reads it: n input labels, n duplicate bytes, the saturated counts.
+template <class Id>
+void write_labels_and_duplicates(CsrWriter& writer, const Id* to_input, const uint8_t* duplicates, uint64_t n,
+                                 const std::vector<std::pair<uint64_t, uint64_t>>& many) {
+  writer.set_many_duplicates(many.size());
+  writer.write_meta(to_input, n * sizeof(Id));
+  writer.write_meta(duplicates, n);
+  const uint64_t count = many.size();
+  writer.write_meta(&count, sizeof count);
+  writer.write_meta(many.data(), many.size() * 16);
 }
 
 // The O(N) part of an on-disk CSR as a Csr without adjacency (offsets, labels, duplicate counts).

@@ -26,6 +26,13 @@ struct Csr {
   NumaArray<uint8_t> duplicates;  // saturates at kManyDuplicates
   std::vector<std::pair<uint64_t, uint64_t>> many_duplicates;  // (v, count) by v, for saturated entries
 
+  // Records that `removed` of v's tuples were duplicates: in v's byte, and aside once the byte saturates.
+  static void note_duplicates(uint8_t& byte, std::vector<std::pair<uint64_t, uint64_t>>& many, uint64_t v,
+                              uint64_t removed) {
+    byte = uint8_t(std::min<uint64_t>(removed, kManyDuplicates));
+    if (removed >= kManyDuplicates) many.push_back({v, removed});
+  }
+
   uint64_t degree(uint64_t v) const { return offsets[v + 1] - offsets[v]; }
   // Non-self-loop input tuples at v, duplicates counted.
   uint64_t raw_degree(uint64_t v) const {
@@ -41,19 +48,24 @@ struct Csr {
   }
 };
 
-// Internal ids of the given input labels, in one parallel pass over to_input (for roots, not hot paths).
+// Internal ids of the given input labels, in one parallel pass over an internal-to-input map (for roots, not
+// hot paths); kNoVertex for a label the map does not hold.
 template <class Id>
-std::vector<Id> internal_ids(const Csr<Id>& g, const std::vector<uint64_t>& labels) {
+std::vector<Id> internal_ids(std::span<const Id> to_input, const std::vector<uint64_t>& labels) {
   std::vector<std::pair<uint64_t, size_t>> sorted;
   for (size_t i = 0; i < labels.size(); ++i) sorted.push_back({labels[i], i});
   std::sort(sorted.begin(), sorted.end());
   std::vector<Id> ids(labels.size(), kNoVertex<Id>);
 #pragma omp parallel for
-  for (uint64_t v = 0; v < g.n; ++v) {
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{g.to_input[v], 0});
-    for (; it != sorted.end() && it->first == g.to_input[v]; ++it) ids[it->second] = Id(v);
+  for (uint64_t v = 0; v < to_input.size(); ++v) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<uint64_t, size_t>{to_input[v], 0});
+    for (; it != sorted.end() && it->first == to_input[v]; ++it) ids[it->second] = Id(v);
   }
   return ids;
+}
+template <class Id>
+std::vector<Id> internal_ids(const Csr<Id>& g, const std::vector<uint64_t>& labels) {
+  return internal_ids<Id>({g.to_input.data(), g.n}, labels);
 }
 
 }  // namespace strata
