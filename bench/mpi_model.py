@@ -6,7 +6,7 @@ largest there). Reads the 2-rank runs' --trace lines and JSON, takes per search 
 examined top-down and bottom-up, the levels in each direction, nedge per tuple and the edges examined per
 second per core, and prints, for SCALE 30-36 on 16, 256 and 4096 nodes (one rank of 32 cores a node, 100 Gb/s
 links, 2 us a message), the time of a search with Strata's 1-D exchanges and with a 2-D partition, the term
-that dominates, and the O(N) memory a rank keeps with today's 1-D design.
+that dominates, and the memory a rank keeps for a search with today's 1-D design (rows included).
 """
 import glob, json, math, re, statistics, sys
 
@@ -64,6 +64,8 @@ for S in (30, 32, 34, 36):
         terms2 = {"compute": compute, "top-down pairs": td2, "bottom-up bitmap": bu2, "latency": lat2}
         t1, t2 = sum(terms1.values()), sum(terms2.values())
         nedge = q * M
-        state = (2 * idb * N + N / 8 * 3 + 2 * idb * D / P) / 2 ** 30  # label map, bitmaps, rows (1-D today)
+        # 1-D today: bitmaps of the graph (has_edge, the gathered frontier), every rank's hub labels (a
+        # sixteenth of the ids), the rank's own arrays (parents, labels, raw degrees, offsets) and rows
+        state = (N / 8 * 2 + idb * N / 16 + (2 * idb + 16) * N / P + 2 * idb * D / P) / 2 ** 30
         print(f"{S},{P},{t1:.4g},{max(terms1, key=terms1.get)},{nedge / t1 / 1e9:.4g},{t2:.4g},"
               f"{max(terms2, key=terms2.get)},{nedge / t2 / 1e9:.4g},{state:.4g}")

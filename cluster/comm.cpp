@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +81,15 @@ void Comm::sum_in_place(std::span<uint32_t> xs) const {
     const int n = int(std::min<size_t>(INT_MAX / 2, xs.size() - at));
     check(MPI_Allreduce(MPI_IN_PLACE, xs.data() + at, n, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
   }
+}
+
+void Comm::exscan_in_place(std::span<uint64_t> xs) const {
+  std::vector<uint64_t> mine(xs.begin(), xs.end());
+  for (size_t at = 0; at < xs.size(); at += INT_MAX / 2) {
+    const int n = int(std::min<size_t>(INT_MAX / 2, xs.size() - at));
+    check(MPI_Exscan(mine.data() + at, xs.data() + at, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "Exscan");
+  }
+  if (rank_ == 0) std::fill(xs.begin(), xs.end(), 0);  // MPI leaves rank 0's result undefined
 }
 
 void Comm::exchange_counts(const std::vector<uint64_t>& counts, std::vector<uint64_t>& got) const {

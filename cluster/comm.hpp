@@ -42,6 +42,8 @@ class Comm {
   double max(double x) const;
   void sum_in_place(std::span<uint64_t> xs) const;
   void sum_in_place(std::span<uint32_t> xs) const;
+  // xs[i] becomes the sum of xs[i] over the lower ranks (0 on rank 0).
+  void exscan_in_place(std::span<uint64_t> xs) const;
 
   // Sends send[d] to rank d for every d and returns what every rank sent here, in rank order. Adds the bytes
   // sent to other ranks to *sent.

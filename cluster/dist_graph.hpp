@@ -1,8 +1,8 @@
-// Distributed kernel 1: each rank reads or generates its share of the tuples, every rank learns the global
-// degrees (one reduction) and renumbers the vertices by degree exactly as a single process does, then the
-// internal ids are cut into P ranges holding about the same number of adjacency entries (1-D, on 64-id
-// boundaries so a bitmap word has one owner) and each tuple goes to the ranks owning its endpoints. Each rank
-// keeps its rows as a CSR of global internal ids, sorted and deduplicated, plus the internal-to-input map.
+// Distributed kernel 1 in O(N/P) a rank: each rank reads or generates its share of the tuples; the degrees
+// are counted and the vertices renumbered by degree (exactly as a single process does) by the owners of
+// blocks of input labels; the vertices are dealt to the ranks in degree order (1-D) and each tuple goes to the
+// ranks owning its endpoints. Each rank keeps its rows as a CSR of distributed ids, sorted and deduplicated,
+// and its own vertices' input labels.
 #pragma once
 #include <omp.h>
 
@@ -14,6 +14,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -40,11 +41,13 @@ struct IdPair {
 struct VertexDeal {
   int ranks = 1;
   uint64_t n = 0, span = 0;
+  uint64_t reciprocal = 0;  // floor(2^64 / span) + 1: id / span by one multiply, exact for ids below 2^32
   VertexDeal() = default;
-  VertexDeal(uint64_t vertices, int p) : ranks(p), n(vertices), span(((vertices + p - 1) / p + 63) / 64 * 64) {}
+  VertexDeal(uint64_t vertices, int p)
+      : ranks(p), n(vertices), span(((vertices + p - 1) / p + 63) / 64 * 64), reciprocal(~uint64_t(0) / span + 1) {}
   uint64_t id(uint64_t degree_rank) const { return degree_rank % ranks * span + degree_rank / ranks; }
   uint64_t degree_rank(uint64_t id) const { return id % span * ranks + id / span; }
-  int owner(uint64_t id) const { return int(id / span); }
+  int owner(uint64_t id) const { return int(static_cast<unsigned __int128>(id) * reciprocal >> 64); }
   uint64_t begin(int r) const { return uint64_t(r) * span; }
   uint64_t count(int r) const { return n > uint64_t(r) ? (n - uint64_t(r) + ranks - 1) / ranks : 0; }
   uint64_t end(int r) const { return begin(r) + count(r); }
@@ -102,8 +105,9 @@ struct RankBuffers {
   RankBuffers(int threads, int ranks) : by_thread(threads, std::vector<std::vector<T>>(ranks)) {}
   std::vector<T>& mine(int rank) { return by_thread[omp_get_thread_num()][rank]; }
   // Every thread's items, grouped by rank into one send buffer (the only copy), sent (collective); the buffers
-  // are emptied, keeping their capacity for the next round. Returns what the other ranks sent here.
-  std::vector<T> exchange(const Comm& comm, uint64_t* sent = nullptr) {
+  // are emptied, keeping their capacity for the next round unless `again` is false (a one-off exchange: freed
+  // before the send). Returns what the other ranks sent here.
+  std::vector<T> exchange(const Comm& comm, uint64_t* sent = nullptr, bool again = true) {
     const size_t ranks = by_thread[0].size();
     std::vector<uint64_t> counts(ranks, 0);
     for (size_t r = 0; r < ranks; ++r)
@@ -113,7 +117,8 @@ struct RankBuffers {
     for (size_t r = 0; r < ranks; ++r)
       for (auto& t : by_thread) {
         flat.insert(flat.end(), t[r].begin(), t[r].end());
-        t[r].clear();
+        if (again) t[r].clear();
+        else std::vector<T>().swap(t[r]);
       }
     return comm.exchange(flat, counts, sent);
   }
@@ -121,11 +126,31 @@ struct RankBuffers {
 
 struct DistBuildReport {
   double seconds = 0;
-  uint64_t bytes_sent = 0;      // this rank's tuples sent to other ranks
+  uint64_t bytes_sent = 0;      // this rank's sends to other ranks (endpoints, tuples by hop, rows' pairs)
   uint64_t raw_entries = 0;     // this rank's rows before deduplication
 };
 
-// A rank's rows: distributed ids [lo, hi) (VertexDeal), each list sorted highest degree first.
+// The input labels in P contiguous blocks, a multiple of 64 each so a bitmap word has one owner: the rank of
+// a label's block counts its degree and keeps its degree rank, so no rank holds a map of the whole graph.
+struct LabelBlocks {
+  uint64_t n = 0, size = 0;
+  LabelBlocks() = default;
+  LabelBlocks(uint64_t vertices, int p) : n(vertices), size(((vertices + p - 1) / p + 63) / 64 * 64) {}
+  int owner(uint64_t label) const { return int(label / size); }
+  uint64_t begin(int r) const { return std::min(n, uint64_t(r) * size); }
+  uint64_t end(int r) const { return std::min(n, begin(r) + size); }
+};
+
+// Kernel 1's label map, this rank's block of it: input label v's degree rank at rank[v - blocks.begin(me)].
+struct LabelMap {
+  LabelBlocks blocks;
+  uint64_t first = 0;
+  std::vector<DistId> rank;
+  DistId operator()(uint64_t label) const { return rank[label - first]; }
+};
+
+// A rank's rows: distributed ids [lo, hi) (VertexDeal), each list sorted highest degree first. Of the whole
+// graph a rank keeps only bitmaps (has_edge here, the search's frontier): everything else is its vertices'.
 struct DistGraph {
   uint64_t n = 0;                 // vertices of the whole graph
   uint64_t directed_edges = 0;    // adjacency entries of the whole graph (deduplicated, no self-loops)
@@ -134,92 +159,155 @@ struct DistGraph {
   std::vector<uint64_t> offsets;  // hi - lo + 1, into adj
   NumaArray<DistId> adj;          // distributed ids, highest degree first
   std::vector<uint64_t> raw_degree;  // local: non-self-loop tuples at v, duplicates counted (the nedge rule)
-  NumaArray<DistId> to_input;     // every distributed id's input label (kNoVertex: a hole of the id space)
-  std::vector<uint64_t> has_edge; // by input label, a bit per vertex: a non-self-loop tuple (the roots' rule)
+  NumaArray<DistId> labels;       // local: labels[v - lo] is v's input label (other ranks' by asking them)
+  std::vector<uint64_t> has_edge; // by input label, a bit per vertex of the graph: a non-self-loop tuple (the roots' rule)
 
   uint64_t local_count() const { return hi - lo; }
   uint64_t entries() const { return offsets.empty() ? 0 : offsets.back(); }
   uint64_t degree(uint64_t v) const { return offsets[v - lo + 1] - offsets[v - lo]; }
   bool owns(uint64_t v) const { return v >= lo && v < hi; }
+  DistId label(uint64_t v) const { return labels[v - lo]; }  // an owned vertex's input label
   uint64_t bytes() const {
-    return offsets.size() * 8 + adj.bytes() + raw_degree.size() * 8 + to_input.bytes() + has_edge.size() * 8;
+    return offsets.size() * 8 + adj.bytes() + raw_degree.size() * 8 + labels.bytes() + has_edge.size() * 8;
   }
 };
 
+// The distributed ids of input labels (the roots), on every rank: each found by the rank holding it.
+inline std::vector<DistId> internal_roots(const DistGraph& g, const std::vector<uint64_t>& roots, const Comm& comm) {
+  std::unordered_map<uint64_t, std::vector<size_t>> where;
+  for (size_t i = 0; i < roots.size(); ++i) where[roots[i]].push_back(i);
+  std::vector<uint64_t> id(roots.size(), 0);
+  for (uint64_t v = g.lo; v < g.hi; ++v)
+    if (const auto it = where.find(g.label(v)); it != where.end())
+      for (size_t i : it->second) id[i] = v;
+  comm.sum_in_place(std::span<uint64_t>(id));  // one rank holds each label; the others add 0
+  return std::vector<DistId>(id.begin(), id.end());
+}
+
 using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
 
-// Kernel 1's first half across the ranks (collective): every vertex's degree, summed over the ranks' shares;
-// the degree order, the deal, the label maps and this rank's raw degrees. label[v] becomes input label v's
-// degree rank (for fill_rows). Runs also when a rank's rows are reused from storage.
+// Kernel 1's first half across the ranks (collective), in O(N/P) a rank: each vertex's degree counted by the
+// owner of its label's block (the shares' endpoints sent there); the degree order, highest first and ties by
+// input label as one process orders them, from a histogram of degrees summed over the ranks (each block's
+// place within a degree class: the lower blocks' counts); each vertex dealt to its owner with its label and
+// raw degree. label gets this rank's block of the label map (for scatter_tuples). Runs also when a rank's
+// rows are reused from storage.
 template <class Source>
-DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap& label,
                          const DistProgress& progress = {}) {
   DistGraph g;
   const uint64_t n = share.source.spec().vertex_count();
+  const int me = comm.rank(), ranks = comm.size();
   g.n = n;
-  // CountDegrees: the share's tuples into a global array, summed across the ranks.
-  std::vector<uint32_t> degree(n, 0);
+  label.blocks = LabelBlocks(n, ranks);
+  const uint64_t a = label.blocks.begin(me), b = label.blocks.end(me);
+  label.first = a;
+  // CountDegrees: every non-self-loop tuple's endpoints to their blocks' owners.
+  std::vector<uint32_t> degree(b - a, 0);
+  RankBuffers<DistId> ends(omp_get_max_threads(), ranks);
   uint64_t round = 0;
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (e.u == e.v) continue;
-      std::atomic_ref<uint32_t>(degree[e.u]).fetch_add(1, std::memory_order_relaxed);
-      std::atomic_ref<uint32_t>(degree[e.v]).fetch_add(1, std::memory_order_relaxed);
+      ends.mine(label.blocks.owner(e.u)).push_back(DistId(e.u));
+      ends.mine(label.blocks.owner(e.v)).push_back(DistId(e.v));
     }
+    const std::vector<DistId> got = ends.exchange(comm);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < got.size(); ++i)
+      std::atomic_ref<uint32_t>(degree[got[i] - a]).fetch_add(1, std::memory_order_relaxed);
     if (progress) progress("count", ++round, 2 * share.rounds);
   });
-  comm.sum_in_place(std::span<uint32_t>(degree));
 
-  // RenumberByDegree: highest first, ties by input label (a stable counting sort), the same on every rank.
-  uint32_t max_degree = 0;
-  for (uint64_t v = 0; v < n; ++v) max_degree = std::max(max_degree, degree[v]);
-  std::vector<uint64_t> slot(uint64_t(max_degree) + 2, 0);
-  for (uint64_t v = 0; v < n; ++v) ++slot[max_degree - degree[v] + 1];
-  for (size_t d = 1; d < slot.size(); ++d) slot[d] += slot[d - 1];
-  label.assign(n, 0);  // input label -> degree rank
-  std::vector<uint64_t> rank_degree(n);
-  g.has_edge.assign((n + 63) / 64, 0);
-  for (uint64_t v = 0; v < n; ++v) {
-    const uint64_t k = slot[max_degree - degree[v]]++;
-    label[v] = DistId(k);
-    rank_degree[k] = degree[v];
-    if (degree[v] > 0) g.has_edge[v >> 6] |= uint64_t(1) << (v & 63);
+  // RenumberByDegree: a stable counting sort across the ranks. Degree d's class starts after every higher
+  // degree's; within it, the lower blocks' vertices come first, then this block's in label order.
+  uint32_t local_max = 0;
+  for (uint32_t d : degree) local_max = std::max(local_max, d);
+  const uint64_t max_degree = comm.max(uint64_t(local_max));
+  std::vector<uint64_t> here(max_degree + 1, 0);
+  for (uint32_t d : degree) ++here[d];
+  std::vector<uint64_t> before = here, total = here;
+  comm.exscan_in_place(std::span<uint64_t>(before));
+  comm.sum_in_place(std::span<uint64_t>(total));
+  uint64_t at = 0;
+  for (uint64_t d = max_degree + 1; d-- > 0;) {
+    before[d] += at;  // the next degree rank of this block's class-d vertices
+    at += total[d];
   }
-  const int me = comm.rank(), ranks = comm.size();
+  std::vector<uint64_t>().swap(total);
+  label.rank.resize(b - a);
+  g.has_edge.assign((n + 63) / 64, 0);
+  for (uint64_t v = a; v < b; ++v) {
+    label.rank[v - a] = DistId(before[degree[v - a]]++);
+    if (degree[v - a] > 0) g.has_edge[v >> 6] |= uint64_t(1) << (v & 63);
+  }
+  std::vector<uint64_t> first_word(ranks), word_count(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    first_word[r] = label.blocks.begin(r) / 64;
+    word_count[r] = (label.blocks.end(r) - label.blocks.begin(r) + 63) / 64;
+  }
+  comm.allgather_words(g.has_edge.data(), first_word, word_count);
+
+  // The deal: each vertex, with its label and raw degree, to the rank that owns its distributed id.
   g.part = VertexDeal(n, ranks);
   g.lo = g.part.begin(me);
   g.hi = g.part.end(me);
-  g.to_input = NumaArray<DistId>(g.part.ids());
-  std::fill(g.to_input.begin(), g.to_input.end(), kNoVertex<DistId>);
-  for (uint64_t v = 0; v < n; ++v) g.to_input[g.part.id(label[v])] = DistId(v);
-  g.raw_degree.resize(g.hi - g.lo);
-  for (uint64_t i = 0; i < g.hi - g.lo; ++i) g.raw_degree[i] = rank_degree[i * uint64_t(ranks) + uint64_t(me)];
+  struct Dealt {
+    DistId id, label;
+    uint32_t degree;
+  };
+  RankBuffers<Dealt> deal(omp_get_max_threads(), ranks);
+#pragma omp parallel for schedule(static)
+  for (uint64_t v = a; v < b; ++v) {
+    const uint64_t id = g.part.id(label.rank[v - a]);
+    deal.mine(g.part.owner(id)).push_back({DistId(id), DistId(v), degree[v - a]});
+  }
+  std::vector<uint32_t>().swap(degree);
+  const std::vector<Dealt> got = deal.exchange(comm, nullptr, false);
+  g.labels = NumaArray<DistId>(g.local_count());
+  g.raw_degree.resize(g.local_count());
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < got.size(); ++i) {
+    g.labels[got[i].id - g.lo] = got[i].label;
+    g.raw_degree[got[i].id - g.lo] = got[i].degree;
+  }
   return g;
 }
 
 // Kernel 1's scatter (collective): each tuple to the owners of both endpoints, as (degree rank of the owner's
-// vertex, degree rank of the other end) pairs; on_pairs(received) once a round on every rank. Frees label.
+// vertex, degree rank of the other end) pairs; on_pairs(received) once a round on every rank. The label map
+// is spread over the ranks, so a tuple first visits the owners of its endpoints' labels: (u, v) to u's, which
+// names u; then to v's, which names v and sends the pairs. Each exchange frees its threads' buffers before it
+// sends (two copies of a round at a time, not three: they regrow each round). Frees label.
 template <class Source, class OnPairs>
-void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap& label,
                     DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
   const int ranks = comm.size();
   uint64_t round = share.rounds;
-  RankBuffers<IdPair> out(omp_get_max_threads(), ranks);
+  RankBuffers<IdPair> hop(omp_get_max_threads(), ranks), out(omp_get_max_threads(), ranks);
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
-      if (e.u == e.v) continue;
-      const DistId a = label[e.u], b = label[e.v];
+      if (e.u != e.v) hop.mine(label.blocks.owner(e.u)).push_back({DistId(e.u), DistId(e.v)});
+    }
+    std::vector<IdPair> got = hop.exchange(comm, &report.bytes_sent, false);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < got.size(); ++i)
+      hop.mine(label.blocks.owner(got[i].second)).push_back({label(got[i].first), got[i].second});
+    got = hop.exchange(comm, &report.bytes_sent, false);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < got.size(); ++i) {
+      const DistId a = got[i].first, b = label(got[i].second);
       out.mine(int(a % DistId(ranks))).push_back({a, b});
       out.mine(int(b % DistId(ranks))).push_back({b, a});
     }
-    on_pairs(out.exchange(comm, &report.bytes_sent));
+    on_pairs(out.exchange(comm, &report.bytes_sent, false));
     if (progress) progress("fill", ++round, 2 * share.rounds);
   });
-  std::vector<DistId>().swap(label);
+  std::vector<DistId>().swap(label.rank);
 }
 
 // Sorts each of `count` raw lists (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])) by degree rank,
@@ -243,7 +331,7 @@ inline uint64_t squish_rows(DistId* rows, const uint64_t* raw, uint64_t count, c
 
 // Kernel 1's second half in DRAM (collective): the scatter placed in raw rows, then squished.
 template <class Source>
-void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, std::vector<DistId>& label,
+void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, LabelMap& label,
                DistBuildReport& report, const DistProgress& progress = {}) {
   const uint64_t local = g.hi - g.lo;
   const DistId ranks = DistId(comm.size());
@@ -271,7 +359,7 @@ template <class Source>
 DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
                            const DistProgress& progress = {}) {
   const double t0 = omp_get_wtime();
-  std::vector<DistId> label;
+  LabelMap label;
   DistGraph g = order_vertices(share, comm, label, progress);
   fill_rows(g, share, comm, label, report, progress);
   report.seconds = omp_get_wtime() - t0;

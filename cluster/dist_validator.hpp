@@ -107,7 +107,7 @@ class DistValidator {
   void gather_parents(Search& s, const DistGraph& g, const DistId* out) {
     std::vector<std::vector<IdPair>> send(comm_.size());
     for (uint64_t v = g.lo; v < g.hi; ++v) {
-      const DistId label = g.to_input[v];
+      const DistId label = g.label(v);
       send[owner(label)].push_back({label, out[v - g.lo]});
     }
     for (const auto& [label, parent] : comm_.exchange(send)) s.parent[label - a_] = parent;

@@ -41,14 +41,11 @@ CsrLayout rows_layout(const std::string& dir, const DistGraph& g, uint64_t graph
 void finish_writer(CsrWriter& writer, const DistGraph& g, double build_seconds) {
   writer.finish_part(0);
   writer.write_meta(g.offsets.data(), g.offsets.size() * sizeof(uint64_t));
-  std::vector<DistId> labels(g.local_count());
   std::vector<uint8_t> duplicates(g.local_count());
   std::vector<std::pair<uint64_t, uint64_t>> many;
-  for (uint64_t i = 0; i < g.local_count(); ++i) {
-    labels[i] = g.to_input[g.lo + i];
+  for (uint64_t i = 0; i < g.local_count(); ++i)
     Csr<DistId>::note_duplicates(duplicates[i], many, i, g.raw_degree[i] - (g.offsets[i + 1] - g.offsets[i]));
-  }
-  write_labels_and_duplicates(writer, labels.data(), duplicates.data(), g.local_count(), many);
+  write_labels_and_duplicates(writer, g.labels.data(), duplicates.data(), g.local_count(), many);
   writer.commit(build_seconds);
 }
 
@@ -149,7 +146,7 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   // The stored rows must be this rank's of this graph: the same vertices (input labels) and raw degrees.
   local_ = load_csr_meta<DistId>(files_);
   for (uint64_t i = 0; i < n; ++i)
-    if (local_.to_input[i] != g.to_input[g.lo + i] || local_.raw_degree(i) != g.raw_degree[i])
+    if (local_.to_input[i] != g.labels[i] || local_.raw_degree(i) != g.raw_degree[i])
       throw Error(fmt::format("{} holds other rows than this rank's (vertex {}: another graph, rank count or "
                               "build); remove it to rebuild", dir, i));
   NumaArray<uint64_t> offsets(n + 1);

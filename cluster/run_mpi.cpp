@@ -52,14 +52,16 @@ void report(const RunHooks& hooks, const Comm& comm, const std::string& phase, u
   if (hooks.progress && comm.root()) hooks.progress(phase, done, total, detail);
 }
 
-// DRAM a rank needs at its peak (kernel 1): the global degree, label, map and prefix arrays (20 bytes a
-// vertex), a round's buffers (the tuples, the pairs sent and received) and its rows: in-core two ids a tuple
-// over P ranks (a tenth for imbalance); tiered, what its budget allows them.
+// DRAM a rank needs at its peak (kernel 1): its share of the vertices' arrays (block degrees and degree ranks,
+// the deal's buffers, labels, raw degrees, list bounds: 64 bytes a vertex over P) and two bitmaps of the whole
+// graph (has_edge, the search's frontier), a round's buffers (the tuples; their hops and pairs, each held by the
+// threads, the send buffer and the receiver) and its rows: in-core two ids a tuple over P ranks (a tenth for
+// imbalance); tiered, what its budget allows them.
 uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, uint64_t budget) {
-  const uint64_t n = spec.vertex_count(), m = spec.edge_count();
-  const uint64_t rows = tiered ? budget : 2 * m / uint64_t(processes) * sizeof(DistId) * 11 / 10;
-  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 4 * 2 * sizeof(DistId));
-  return 20 * n + rows + round;
+  const uint64_t n = spec.vertex_count(), m = spec.edge_count(), p = uint64_t(processes);
+  const uint64_t rows = tiered ? budget : 2 * m / p * sizeof(DistId) * 11 / 10;
+  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 9 * sizeof(IdPair));
+  return 64 * ((n + p - 1) / p) + n / 4 + rows + round;
 }
 
 void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint64_t budget) {
@@ -76,9 +78,9 @@ void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint
 void plant_cycle(const DistGraph& g, DistId* out, uint64_t root, const Comm& comm) {
   uint64_t at = UINT64_MAX;
   for (uint64_t v = g.lo; v < g.hi && at == UINT64_MAX; ++v)
-    if (out[v - g.lo] != kNoVertex<DistId> && g.to_input[v] != root) at = v;
+    if (out[v - g.lo] != kNoVertex<DistId> && g.label(v) != root) at = v;
   const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
-  if (planter == uint64_t(comm.rank()) + 1) out[at - g.lo] = g.to_input[at];
+  if (planter == uint64_t(comm.rank()) + 1) out[at - g.lo] = g.label(at);
 }
 
 // Searches one pass over the tuples checks: --validate-batch, else up to 16, as a quarter of what is available
@@ -134,7 +136,7 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
   const uint64_t share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
   const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : dax ? 0 : share_of_node;
   RankRows::check_budget(budget, dax, cfg.place.io, omp_get_max_threads());
-  std::vector<DistId> label;
+  LabelMap label;
   DistGraph g = order_vertices(share, comm, label, progress);
   const bool have = path_exists(dir);
   double written = 0;
@@ -163,7 +165,7 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
       written = now() - w0;
     }
   }
-  std::vector<DistId>().swap(label);
+  std::vector<DistId>().swap(label.rank);  // kept when no rank rebuilt its rows
   try {
     rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.io,
                  omp_get_max_threads(), dax);
@@ -219,7 +221,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
-  const std::vector<DistId> internal = internal_ids<DistId>({g.to_input.data(), g.to_input.size()}, roots);
+  const std::vector<DistId> internal = internal_roots(g, roots, comm);
   std::optional<DistValidator> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
   std::vector<DistId> out(g.local_count());

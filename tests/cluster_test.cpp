@@ -37,16 +37,23 @@ class Distributed : public ::testing::Test {
     DistBfs bfs(*g_, *world, BfsOptions{});
     root_ = 0;
     while (!((g_->has_edge[root_ >> 6] >> (root_ & 63)) & 1)) ++root_;
+    // The whole label map on every rank (the oracle's; a rank of the run holds only its vertices' labels).
+    std::vector<std::vector<IdPair>> labels(world->size());
+    for (int r = 0; r < world->size(); ++r)
+      for (uint64_t v = g_->lo; v < g_->hi; ++v) labels[r].push_back({DistId(v), g_->label(v)});
+    input_.assign(g_->part.ids(), kNoVertex<DistId>);
+    for (const IdPair& p : world->exchange(labels)) input_[p.first] = p.second;
     DistId internal = 0;
-    for (uint64_t v = 0; v < g_->to_input.size(); ++v)
-      if (g_->to_input[v] == root_) internal = DistId(v);
+    for (uint64_t v = 0; v < input_.size(); ++v)
+      if (input_[v] == root_) internal = DistId(v);
+    EXPECT_EQ(internal_roots(*g_, {root_}, *world), std::vector<DistId>{internal});
     out_ = std::vector<DistId>(g_->local_count());
     bfs.search(internal, out_.data());
     nedge_ = bfs.reached_raw_degree_sum() / 2;
     // Everyone's output by input label, on every rank.
     std::vector<std::vector<IdPair>> send(world->size());
     for (int r = 0; r < world->size(); ++r)
-      for (uint64_t v = g_->lo; v < g_->hi; ++v) send[r].push_back({g_->to_input[v], out_[v - g_->lo]});
+      for (uint64_t v = g_->lo; v < g_->hi; ++v) send[r].push_back({g_->label(v), out_[v - g_->lo]});
     parent_.assign(kSpec.vertex_count(), kNoVertex<DistId>);
     for (const IdPair& p : world->exchange(send)) parent_[p.first] = p.second;
     for_each_edge_chunk(Kronecker(kSpec), [&](uint64_t, std::span<const Edge> edges) {
@@ -64,7 +71,7 @@ class Distributed : public ::testing::Test {
   Verdict check_with(uint64_t x, DistId p, uint64_t nedge) {
     std::vector<DistId> out = out_;
     for (uint64_t v = g_->lo; v < g_->hi; ++v)
-      if (g_->to_input[v] == x) out[v - g_->lo] = p;
+      if (g_->label(v) == x) out[v - g_->lo] = p;
     // In a batch between two correct copies: the error is found in its own search only.
     DistValidator validator(g_->n, *world, 3);
     validator.add(*g_, out_.data(), root_, nedge_);
@@ -86,7 +93,7 @@ class Distributed : public ::testing::Test {
   static inline TupleShare<GeneratedEdges>* share_ = nullptr;
   static inline DistGraph* g_ = nullptr;
   static inline uint64_t root_ = 0, nedge_ = 0;
-  static inline std::vector<DistId> out_;
+  static inline std::vector<DistId> out_, input_;
   static inline std::vector<DistId> parent_;
   static inline std::set<std::pair<uint64_t, uint64_t>> edges_;
 };
@@ -96,7 +103,7 @@ TEST_F(Distributed, RowsHoldEveryEdgeOnceAndNothingElse) {
   uint64_t entries = 0;
   for (uint64_t v = g_->lo; v < g_->hi; ++v)
     for (uint64_t k = g_->offsets[v - g_->lo]; k < g_->offsets[v - g_->lo + 1]; ++k) {
-      const uint64_t a = g_->to_input[v], b = g_->to_input[g_->adj[k]];
+      const uint64_t a = input_[v], b = input_[g_->adj[k]];
       EXPECT_TRUE(edge(a, b)) << a << "-" << b;
       EXPECT_NE(a, b);
       mine.insert({a, b});
@@ -106,6 +113,22 @@ TEST_F(Distributed, RowsHoldEveryEdgeOnceAndNothingElse) {
   uint64_t undirected_without_loops = 0;
   for (const auto& [a, b] : edges_) undirected_without_loops += a != b;
   EXPECT_EQ(world->sum(entries), 2 * undirected_without_loops);
+}
+
+// The degree order counted and sorted across the ranks' label blocks is a single process's, vertex by vertex.
+TEST_F(Distributed, RenumberingIsTheSingleProcessOne) {
+  const Csr<uint32_t> g = build_csr<uint32_t>(GeneratedEdges{Kronecker(kSpec)});
+  for (uint64_t v = g_->lo; v < g_->hi; ++v) {
+    const uint64_t k = g_->part.degree_rank(v);
+    ASSERT_EQ(g_->label(v), g.to_input[k]) << "distributed id " << v;
+    ASSERT_EQ(g_->raw_degree[v - g_->lo], g.raw_degree(k)) << "distributed id " << v;
+  }
+  uint64_t has_edge = 0;
+  for (uint64_t v = 0; v < g.n; ++v) {
+    ASSERT_EQ((g_->has_edge[g.to_input[v] >> 6] >> (g.to_input[v] & 63)) & 1, uint64_t(g.raw_degree(v) > 0)) << v;
+    has_edge += g.raw_degree(v) > 0;
+  }
+  EXPECT_GT(has_edge, 0u);
 }
 
 TEST_F(Distributed, SearchMatchesTheSingleProcessLevels) {
