@@ -94,6 +94,23 @@ expect "out-of-core reused: exit 0" test $? -eq 0
 expect "out-of-core reused: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc2.json"
 expect "out-of-core reused: every rank's rows" python3 -c "
 import json; j = json.load(open('$tmp/ooc2.json')); assert all(r['rows_reused'] for r in j['mpi']['ranks'])"
+# Storage that misbehaves under a search: short reads are finished (same result); a failed read ends every rank
+# at once with the rank, the file and the offset named, and no statistics.
+mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 9M --rank-dir "$tmp/ranks" \
+  --debug-io-faults short:2 --json "$tmp/short.json" >/dev/null 2>&1
+expect "short reads on every rank: exit 0" test $? -eq 0
+expect "short reads on every rank: same as one process" same_searches "$tmp/one-g.json" "$tmp/short.json"
+expect "short reads on every rank: tails were read" python3 -c "
+import json; j = json.load(open('$tmp/short.json')); assert sum(r['bytes_read'] for r in j['mpi']['ranks']) > 0"
+start=$SECONDS
+mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 9M --rank-dir "$tmp/ranks" \
+  --debug-io-faults eio:3 >"$tmp/eio.txt" 2>"$tmp/eio.err"
+rc=$?
+expect "a failed read: non-zero exit" test $rc -ne 0 -a $rc -ne 124
+expect "a failed read: every rank ended within 30 s" test $((SECONDS - start)) -lt 30
+expect "a failed read: the rank, file and offset named" \
+  grep -qE "strata: error: rank [0-9]+ of $P: read failed: .*rank-[0-9]+/adj.0.bin at offset [0-9]+ .*Input/output error" "$tmp/eio.err"
+expect "a failed read: no statistics" bash -c "! grep -q TEPS '$tmp/eio.txt'"
 printf 'X' | dd of="$tmp/ranks/mpi-p$P/rank-$((P - 1))/adj.0.bin" bs=1 seek=100 conv=notrunc status=none
 mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 64M --rank-dir "$tmp/ranks" \
   >"$tmp/oocbad.txt" 2>"$tmp/oocbad.err"
