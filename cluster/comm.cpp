@@ -131,6 +131,11 @@ void Comm::allgather_words(uint64_t* words, const std::vector<uint64_t>& first, 
         "Allgatherv");
 }
 
+void Comm::allgather_bytes(const void* mine, uint64_t bytes, void* all) const {
+  const int count = as_count(bytes, "a gather");
+  check(MPI_Allgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, MPI_COMM_WORLD), "Allgather");
+}
+
 std::string Comm::broadcast(const std::string& text, int from) const {
   uint64_t len = text.size();
   check(MPI_Bcast(&len, 1, MPI_UINT64_T, from, MPI_COMM_WORLD), "Bcast");

@@ -71,6 +71,29 @@ class Comm {
   // Items each rank sent in the last exchange (rank order), e.g. to send replies back.
   const std::vector<uint64_t>& received_counts() const { return received_counts_; }
 
+  // A value for each key from the rank that holds it (collective, one exchange each way): keys grouped by rank
+  // (counts[r] for rank r, this one included), each answered where it arrives by answer(key); the values come
+  // back in the order asked.
+  template <class V, class K, class Answer>
+  std::vector<V> ask(const std::vector<K>& keys, const std::vector<uint64_t>& counts, Answer&& answer,
+                     uint64_t* sent = nullptr) const {
+    const std::vector<K> asked = exchange(keys, counts, sent);
+    const std::vector<uint64_t> back = received_counts_;
+    std::vector<V> values(asked.size());
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < asked.size(); ++k) values[k] = answer(asked[k]);
+    return exchange(values, back, sent);
+  }
+
+  // Every rank's `mine` (the same size on every rank), concatenated in rank order.
+  template <class T>
+  std::vector<T> allgather(const std::vector<T>& mine) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> all(mine.size() * size_t(size_));
+    allgather_bytes(mine.data(), mine.size() * sizeof(T), all.data());
+    return all;
+  }
+
   // words[first[r] .. first[r] + count[r]) is rank r's part: fills in every other rank's part.
   void allgather_words(uint64_t* words, const std::vector<uint64_t>& first, const std::vector<uint64_t>& count,
                        uint64_t* sent = nullptr) const;
@@ -92,6 +115,7 @@ class Comm {
     return t;
   }
   void exchange_counts(const std::vector<uint64_t>& counts, std::vector<uint64_t>& got) const;
+  void allgather_bytes(const void* mine, uint64_t bytes, void* all) const;
   void alltoallv(const void* send, const std::vector<uint64_t>& counts, void* recv, const std::vector<uint64_t>& got,
                  size_t item, uint64_t* sent) const;
 

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -121,11 +120,9 @@ class DistBfs {
       }
     }
     uint64_t sent = 0;
-    std::vector<DistId> asked = ask.exchange(comm_, &sent, false);
-    const std::vector<uint64_t> counts = comm_.received_counts();
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < asked.size(); ++k) asked[k] = g_.label(asked[k]);
-    const std::vector<DistId> answers = comm_.exchange(asked, counts, &sent);
+    std::vector<uint64_t> counts;
+    const std::vector<DistId> answers =
+        comm_.ask<DistId>(ask.take(counts, false), counts, [&](DistId p) { return g_.label(p); }, &sent);
     std::vector<uint64_t> start(size_t(ranks) * threads + 1, 0);  // where (rank r, thread t)'s answers begin
     for (int r = 0; r < ranks; ++r)
       for (int t = 0; t < threads; ++t)
@@ -142,18 +139,10 @@ class DistBfs {
   // highest degree, which bottom-up steps find as parents nearly always (97% of the parents at SCALE 20-22 on 2
   // ranks). A quarter byte a vertex of the graph, against 4 for the whole label map.
   void share_hub_labels() {
-    const int ranks = comm_.size();
-    hub_count_ = g_.part.span / 16;  // a multiple of 4: span is of 64
-    std::vector<uint64_t> words(uint64_t(ranks) * hub_count_ / 2), first, count;
-    DistId* mine = reinterpret_cast<DistId*>(words.data()) + uint64_t(comm_.rank()) * hub_count_;
-    for (uint64_t k = 0; k < hub_count_; ++k) mine[k] = k < g_.local_count() ? g_.labels[k] : kNoVertex<DistId>;
-    for (int r = 0; r < ranks; ++r) {
-      first.push_back(uint64_t(r) * hub_count_ / 2);
-      count.push_back(hub_count_ / 2);
-    }
-    comm_.allgather_words(words.data(), first, count);
-    hub_labels_.resize(words.size() * 2);
-    std::memcpy(hub_labels_.data(), words.data(), words.size() * sizeof(uint64_t));
+    hub_count_ = g_.part.span / 16;
+    std::vector<DistId> mine(hub_count_, kNoVertex<DistId>);
+    std::copy_n(g_.labels.begin(), std::min(hub_count_, g_.local_count()), mine.begin());
+    hub_labels_ = comm_.allgather(mine);
   }
 
   // A level's counts, summed over the ranks (one reduction).

@@ -104,12 +104,12 @@ struct RankBuffers {
   std::vector<std::vector<std::vector<T>>> by_thread;  // [thread][rank]
   RankBuffers(int threads, int ranks) : by_thread(threads, std::vector<std::vector<T>>(ranks)) {}
   std::vector<T>& mine(int rank) { return by_thread[omp_get_thread_num()][rank]; }
-  // Every thread's items, grouped by rank into one send buffer (the only copy), sent (collective); the buffers
-  // are emptied, keeping their capacity for the next round unless `again` is false (a one-off exchange: freed
-  // before the send). Returns what the other ranks sent here.
-  std::vector<T> exchange(const Comm& comm, uint64_t* sent = nullptr, bool again = true) {
+  // Every thread's items, grouped by rank into one buffer (the only copy; rank r's: counts[r] items, thread by
+  // thread); the buffers are emptied, keeping their capacity for the next round unless `again` is false (a
+  // one-off: freed as they are copied).
+  std::vector<T> take(std::vector<uint64_t>& counts, bool again = true) {
     const size_t ranks = by_thread[0].size();
-    std::vector<uint64_t> counts(ranks, 0);
+    counts.assign(ranks, 0);
     for (size_t r = 0; r < ranks; ++r)
       for (const auto& t : by_thread) counts[r] += t[r].size();
     std::vector<T> flat;
@@ -120,6 +120,12 @@ struct RankBuffers {
         if (again) t[r].clear();
         else std::vector<T>().swap(t[r]);
       }
+    return flat;
+  }
+  // The items sent (collective): returns what the other ranks sent here.
+  std::vector<T> exchange(const Comm& comm, uint64_t* sent = nullptr, bool again = true) {
+    std::vector<uint64_t> counts;
+    const std::vector<T> flat = take(counts, again);
     return comm.exchange(flat, counts, sent);
   }
 };

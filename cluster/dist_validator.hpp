@@ -127,20 +127,18 @@ class DistValidator {
     }
     if (comm_.sum(s.failure.rule != 0) == 0) {
       for (;;) {
-        std::vector<std::vector<DistId>> ask(comm_.size());
-        std::vector<uint64_t> asking;
+        RankBuffers<DistId> ask(1, comm_.size());
+        std::vector<uint64_t> asking, counts;
         for (uint64_t i = 0; i < s.count; ++i)
           if (s.level[i] == kUnknown) {
-            ask[owner(s.parent[i])].push_back(s.parent[i]);
+            ask.by_thread[0][owner(s.parent[i])].push_back(s.parent[i]);
             asking.push_back(i);
           }
-        const std::vector<DistId> asked = comm_.exchange(ask);
-        const std::vector<uint64_t> counts = comm_.received_counts();
-        std::vector<int32_t> answers(asked.size());
-        for (size_t k = 0; k < asked.size(); ++k) answers[k] = s.level[asked[k] - a_];
-        const std::vector<int32_t> got = comm_.exchange(answers, counts);  // by answering rank, as asked
+        const std::vector<DistId> keys = ask.take(counts);
+        const std::vector<int32_t> got =  // by answering rank, as asked
+            comm_.ask<int32_t>(keys, counts, [&](DistId q) { return s.level[q - a_]; });
         std::vector<size_t> next(comm_.size(), 0);
-        for (int r = 1; r < comm_.size(); ++r) next[r] = next[r - 1] + ask[r - 1].size();
+        for (int r = 1; r < comm_.size(); ++r) next[r] = next[r - 1] + counts[r - 1];
         uint64_t resolved = 0;
         for (uint64_t i : asking) {
           const int32_t lp = got[next[owner(s.parent[i])]++];
