@@ -135,7 +135,7 @@ int RankRows::write_from(const std::string& dir, DistGraph& g, const RowSpill& s
 }
 
 RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, int scale, uint64_t budget,
-                   int64_t k_asked, const IoOptions& io, int threads, bool dax) {
+                   int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax) {
   const double t0 = omp_get_wtime();
   report_.dir = dir;
   files_ = CsrFiles::open(dir, graph_hash, scale);
@@ -159,22 +159,26 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   uint64_t k = 0;
   if (k_asked >= 0) {
     k = uint64_t(k_asked);
-    const uint64_t need = cache_entries(local_, k, kNoHubs) * sizeof(DistId);
+    const uint64_t need = cache_entries(local_, k, hub_degree) * sizeof(DistId);
     if (budget > 0 && need + report_.io_buffer_bytes > budget)
       throw Error(fmt::format("--on-mem-edges {} needs {} of edge cache on this rank; --dram-budget {} leaves {} beside "
                               "the I/O buffers",
                               k, human_bytes(double(need)), human_bytes(double(budget)),
                               human_bytes(double(budget - report_.io_buffer_bytes))));
-  } else if (budget > 0) {
-    k_for_budget(local_, budget - report_.io_buffer_bytes, kNoHubs, k);  // K = 0 always fits without hubs
+  } else if (budget > 0 && !k_for_budget(local_, budget - report_.io_buffer_bytes, hub_degree, k)) {
+    throw Error(fmt::format("--dram-budget {} cannot hold this rank's hubs' lists (--hub-degree {}): they need {} plus "
+                            "{} of I/O buffers",
+                            human_bytes(double(budget)), hub_degree,
+                            human_bytes(double(cache_entries(local_, 0, hub_degree) * sizeof(DistId))),
+                            human_bytes(double(report_.io_buffer_bytes))));
   }
   parts_ = Partitioning::with_bounds({0, n}, Topology::detect());
   if (dax) {  // every block checked in place, the prefixes copied out
     map_ = PmemMapping::open_read(dir + "/" + CsrFiles::adj_name(0));
     report_.is_pmem = map_.is_pmem();
-    cache_ = load_edge_cache_mapped(local_, files_, {map_.data()}, k, kNoHubs);
+    cache_ = load_edge_cache_mapped(local_, files_, {map_.data()}, k, hub_degree);
   } else {  // every block's checksum checked on the way
-    cache_ = load_edge_cache(local_, files_, k, kNoHubs);
+    cache_ = load_edge_cache(local_, files_, k, hub_degree);
     tails_ = std::make_unique<TailReads<DistId>>(local_, cache_.index, files_, io, parts_, n);
   }
   report_.k = k;

@@ -76,10 +76,11 @@ class RankRows {
                         uint64_t graph_hash, int scale, double started, bool pmem);
 
   // Opens dir's rows for g (order_vertices' result: its raw degrees must match the stored ones), loads the
-  // offsets into g and the edge cache within budget, and prepares the tail reads. Throws Error naming the cause.
-  // dax: the rows mapped and read in place (no I/O buffers); budget 0 then means no edge cache.
+  // offsets into g and the edge cache within budget (the lists of at least hub_degree entries whole, the others'
+  // first K), and prepares the tail reads. Throws Error naming the cause. dax: the rows mapped and read in place
+  // (no I/O buffers); budget 0 then means no prefixes (hubs' lists still copied whole).
   RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, int scale, uint64_t budget, int64_t k_asked,
-           const IoOptions& io, int threads, bool dax);
+           uint64_t hub_degree, const IoOptions& io, int threads, bool dax);
   RankRows(const RankRows&) = delete;  // the tail reads hold references to the members
   RankRows& operator=(const RankRows&) = delete;
 

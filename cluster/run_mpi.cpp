@@ -31,7 +31,6 @@ void check_mpi_config(const RunConfig& cfg, int processes) {
   if (cfg.place.kind != Placement::kInCore && cfg.graph_dir.empty())
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
                             placement_name(cfg.place.kind), under));
-  if (cfg.place.hub_degree != kNoHubs) throw Error("--hub-degree is not available " + under + " yet");
   if (cfg.place.memory.any() && cfg.place.kind != Placement::kInCore)
     throw Error("--mem-nodes and --interleave place the in-core rows; they do not apply to --placement " +
                 std::string(placement_name(cfg.place.kind)));
@@ -167,8 +166,8 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
   }
   std::vector<DistId>().swap(label.rank);  // kept when no rank rebuilt its rows
   try {
-    rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.io,
-                 omp_get_max_threads(), dax);
+    rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.hub_degree,
+                 cfg.place.io, omp_get_max_threads(), dax);
   } catch (const Error& e) {  // every refusal of stored rows says how to get good ones
     const std::string why = e.what();
     if (why.find("remove ") != std::string::npos || why.find("--dram-budget") != std::string::npos) throw;
@@ -306,6 +305,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
     mine.build_passes = rr.build_passes;
     mine.bytes_read = totals.bytes_read;
     r.placement.on_mem_edges = rr.k;
+    r.placement.hub_degree = cfg.place.hub_degree;
     r.placement.csr_dir = RankRows::dir_for(cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir, comm.size(), 0);
     r.placement.csr_dir.replace(r.placement.csr_dir.size() - 1, 1, "<r>");  // every rank its own
     r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;

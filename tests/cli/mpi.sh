@@ -94,6 +94,28 @@ expect "out-of-core reused: exit 0" test $? -eq 0
 expect "out-of-core reused: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc2.json"
 expect "out-of-core reused: every rank's rows" python3 -c "
 import json; j = json.load(open('$tmp/ooc2.json')); assert all(r['rows_reused'] for r in j['mpi']['ranks'])"
+# Hubs (--hub-degree): each rank keeps its lists of at least that many entries whole in DRAM, the others only on
+# storage (K = 0): the same searches, fewer bytes read than with no cache; a budget that cannot hold a rank's hubs
+# is refused with the figures.
+for hubs in "" "--hub-degree 64"; do
+  # shellcheck disable=SC2086  # hubs: no flag or two words
+  mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --on-mem-edges 0 $hubs --rank-dir "$tmp/ranks" \
+    --json "$tmp/hubs${hubs:+-64}.json" >/dev/null 2>&1
+  expect "on-mem-edges 0 ${hubs:-without hubs}: exit 0" test $? -eq 0
+  expect "on-mem-edges 0 ${hubs:-without hubs}: same as one process" same_searches "$tmp/one-g.json" "$tmp/hubs${hubs:+-64}.json"
+done
+expect "--hub-degree 64: every rank caches its hubs' lists, fewer bytes read" python3 - "$tmp/hubs.json" "$tmp/hubs-64.json" <<'PY'
+import json, sys
+none, hubs = (json.load(open(p)) for p in sys.argv[1:3])
+assert none["hub_degree"] is None and hubs["hub_degree"] == 64
+assert all(r["edge_cache_bytes"] == 0 for r in none["mpi"]["ranks"])
+assert all(r["edge_cache_bytes"] > 0 and r["on_mem_edges"] == 0 for r in hubs["mpi"]["ranks"])
+assert 0 < hubs["bytes_read"] < none["bytes_read"], (hubs["bytes_read"], none["bytes_read"])
+PY
+mpi run --graph "$tmp/g" --roots 2 --threads 1 --placement out-of-core --dram-budget 9M --hub-degree 1 \
+  --rank-dir "$tmp/ranks" >/dev/null 2>"$tmp/hubs.err"
+expect "hubs the budget cannot hold: refused with the figures" \
+  grep -qE "rank [0-9]+ of $P: --dram-budget 9.0 MiB cannot hold this rank's hubs' lists \(--hub-degree 1\): they need" "$tmp/hubs.err"
 # Storage that misbehaves under a search: short reads are finished (same result); a failed read ends every rank
 # at once with the rank, the file and the offset named, and no statistics.
 mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 9M --rank-dir "$tmp/ranks" \
