@@ -100,6 +100,7 @@ nlohmann::json to_json(const RunResult& r) {
   j["numa_parts"] = r.parts;
   j["partitions"] = r.partitions;
   j["numa_nodes"] = r.numa_nodes;
+  j["id_bytes"] = r.id_bytes;
   j["alpha"] = r.bfs.alpha;
   j["beta"] = r.bfs.beta;
   j["validated"] = r.validate && r.ok();

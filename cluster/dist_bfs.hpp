@@ -21,11 +21,12 @@
 
 namespace strata {
 
+template <class Id>
 class DistBfs {
  public:
   // stored: the rank's rows on its storage (out-of-core), else g's rows in DRAM. Collective: the ranks share
   // their hubs' labels.
-  DistBfs(const DistGraph& g, const Comm& comm, const BfsOptions& options, RankRows* stored = nullptr)
+  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, RankRows<Id>* stored = nullptr)
       : g_(g), comm_(comm), opt_(options), stored_(stored), parent_(g.local_count()),
         front_(g.local_count()), next_(g.local_count()), global_(g.part.ids()) {
     for (int r = 0; r < comm.size(); ++r) {
@@ -38,9 +39,9 @@ class DistBfs {
   // Searches from internal vertex root (collective); out[v - lo] = the input label of local v's parent (the
   // root's: itself; unreached: kNoVertex). Translating labels is part of the search, as single-process; a
   // rank knows only its own vertices' labels, so the other parents' are asked of their owners.
-  SearchStats search(DistId root, DistId* out) {
+  SearchStats search(Id root, Id* out) {
     SearchStats stats;
-    std::fill(parent_.begin(), parent_.end(), kNoVertex<DistId>);
+    std::fill(parent_.begin(), parent_.end(), kNoVertex<Id>);
     front_.clear();
     uint64_t scout = 0;
     if (g_.owns(root)) {
@@ -71,12 +72,12 @@ class DistBfs {
   uint64_t reached_raw_degree_sum() const {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
-    for (uint64_t i = 0; i < parent_.size(); ++i) sum += parent_[i] != kNoVertex<DistId> ? g_.raw_degree[i] : 0;
+    for (uint64_t i = 0; i < parent_.size(); ++i) sum += parent_[i] != kNoVertex<Id> ? g_.raw_degree[i] : 0;
     return comm_.sum(sum);
   }
   uint64_t bytes_read() const { return bytes_read_; }  // this rank's, over every search so far
   uint64_t state_bytes() const {
-    return parent_.size() * sizeof(DistId) + hub_labels_.size() * sizeof(DistId) +
+    return parent_.size() * sizeof(Id) + hub_labels_.size() * sizeof(Id) +
            (front_.word_count() + next_.word_count() + global_.word_count()) * sizeof(uint64_t);
   }
 
@@ -100,13 +101,13 @@ class DistBfs {
   // out[i] = the input label of parent_[i]: a hub's from the table, this rank's own from its labels, the rest
   // asked of their owners (one exchange each way; the answers come back grouped by owner in the order asked,
   // the order `who` keeps).
-  uint64_t translate(DistId* out) {
+  uint64_t translate(Id* out) {
     const int ranks = comm_.size(), me = comm_.rank(), threads = omp_get_max_threads();
-    RankBuffers<DistId> ask(threads, ranks), who(threads, ranks);  // parents by owner; the vertex that asked
+    RankBuffers<Id> ask(threads, ranks), who(threads, ranks);  // parents by owner; the vertex that asked
 #pragma omp parallel for schedule(static)
     for (uint64_t i = 0; i < parent_.size(); ++i) {
-      const DistId p = parent_[i];
-      if (p == kNoVertex<DistId>) {
+      const Id p = parent_[i];
+      if (p == kNoVertex<Id>) {
         out[i] = p;
         continue;
       }
@@ -116,20 +117,20 @@ class DistBfs {
       else if (r == me) out[i] = g_.label(p);
       else {
         ask.mine(r).push_back(p);
-        who.mine(r).push_back(DistId(i));
+        who.mine(r).push_back(Id(i));
       }
     }
     uint64_t sent = 0;
     std::vector<uint64_t> counts;
-    const std::vector<DistId> answers =
-        comm_.ask<DistId>(ask.take(counts, false), counts, [&](DistId p) { return g_.label(p); }, &sent);
+    const std::vector<Id> answers =
+        comm_.ask<Id>(ask.take(counts, false), counts, [&](Id p) { return g_.label(p); }, &sent);
     std::vector<uint64_t> start(size_t(ranks) * threads + 1, 0);  // where (rank r, thread t)'s answers begin
     for (int r = 0; r < ranks; ++r)
       for (int t = 0; t < threads; ++t)
         start[size_t(r) * threads + t + 1] = start[size_t(r) * threads + t] + who.by_thread[t][r].size();
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < ranks * threads; ++k) {
-      const std::vector<DistId>& mine = who.by_thread[k % threads][k / threads];
+      const std::vector<Id>& mine = who.by_thread[k % threads][k / threads];
       for (size_t j = 0; j < mine.size(); ++j) out[mine[j]] = answers[start[k] + j];
     }
     return sent;
@@ -140,7 +141,7 @@ class DistBfs {
   // ranks). A quarter byte a vertex of the graph, against 4 for the whole label map.
   void share_hub_labels() {
     hub_count_ = g_.part.span / 16;
-    std::vector<DistId> mine(hub_count_, kNoVertex<DistId>);
+    std::vector<Id> mine(hub_count_, kNoVertex<Id>);
     std::copy_n(g_.labels.begin(), std::min(hub_count_, g_.local_count()), mine.begin());
     hub_labels_ = comm_.allgather(mine);
   }
@@ -163,47 +164,47 @@ class DistBfs {
   // Local vertex i's list as the search sees it: whole (DRAM), or its cached prefix, the tail on storage (dax:
   // in place at `tail`; out-of-core: read by TailReads).
   struct List {
-    const DistId* first;
+    const Id* first;
     uint64_t length, degree;
-    const DistId* tail = nullptr;
-    const DistId* tail_end() const { return tail + (degree - length); }
+    const Id* tail = nullptr;
+    const Id* tail_end() const { return tail + (degree - length); }
   };
   // prefix: where i's cached prefix starts (walks that visit a word's vertices in order keep it as they go).
   List list(uint64_t i, uint64_t prefix) const {
     const uint64_t begin = g_.offsets[i], degree = g_.offsets[i + 1] - begin;
     if (!stored_) return {g_.adj.data() + begin, degree, degree};
-    const EdgeCache<DistId>& c = stored_->cache();
+    const EdgeCache<Id>& c = stored_->cache();
     const uint64_t length = c.index.length(degree);
-    const DistId* mapped = stored_->mapped();
+    const Id* mapped = stored_->mapped();
     return {c.adj.data() + prefix, length, degree, mapped ? mapped + begin + length : nullptr};
   }
   List list(uint64_t i) const { return list(i, stored_ ? stored_->prefix_begin(i) : 0); }
   // dax: the first id of [first, last) that is no vertex (the mapping changed after its checksums were checked),
   // noted to end the search after the step (an exception may not leave an OpenMP loop); last if none.
-  const DistId* first_bad(const DistId* first, const DistId* last) {
-    for (const DistId* it = first; it != last; ++it)
+  const Id* first_bad(const Id* first, const Id* last) {
+    for (const Id* it = first; it != last; ++it)
       if (!g_.part.is_vertex(*it)) [[unlikely]] {
-        const DistId* none = nullptr;
+        const Id* none = nullptr;
         bad_.compare_exchange_strong(none, it, std::memory_order_relaxed);
         return it;
       }
     return last;
   }
   void check_bad() {
-    if (const DistId* at = bad_.exchange(nullptr, std::memory_order_relaxed)) throw stored_->corrupted(at);
+    if (const Id* at = bad_.exchange(nullptr, std::memory_order_relaxed)) throw stored_->corrupted(at);
   }
   // An id read from storage: a vertex of the id space, or the file changed after its checksums were checked.
-  void check_stored(const DistId* first, const DistId* last) const {
-    for (const DistId* it = first; it != last; ++it)
+  void check_stored(const Id* first, const Id* last) const {
+    for (const Id* it = first; it != last; ++it)
       if (!g_.part.is_vertex(*it)) [[unlikely]] throw InvalidEntry{it};
   }
 
   // Claims local vertex v for parent u; returns v's degree if this call claimed it, else 0.
-  uint64_t claim(DistId v, DistId u) {
-    DistId& p = parent_[v - g_.lo];
-    if (std::atomic_ref<DistId>(p).load(std::memory_order_relaxed) != kNoVertex<DistId>) return 0;
-    DistId expected = kNoVertex<DistId>;
-    if (!std::atomic_ref<DistId>(p).compare_exchange_strong(expected, u, std::memory_order_relaxed)) return 0;
+  uint64_t claim(Id v, Id u) {
+    Id& p = parent_[v - g_.lo];
+    if (std::atomic_ref<Id>(p).load(std::memory_order_relaxed) != kNoVertex<Id>) return 0;
+    Id expected = kNoVertex<Id>;
+    if (!std::atomic_ref<Id>(p).compare_exchange_strong(expected, u, std::memory_order_relaxed)) return 0;
     next_.set_atomic(v - g_.lo);
     return g_.degree(v);
   }
@@ -211,11 +212,11 @@ class DistBfs {
   // TopDownStep: local children claimed at once, remote ones sent to their owners as (child, parent).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined, uint64_t& sent) {
     next_.clear();
-    RankBuffers<IdPair> remote(omp_get_max_threads(), comm_.size());
-    auto expand = [&](DistId u, const DistId* first, const DistId* last) {
+    RankBuffers<IdPair<Id>> remote(omp_get_max_threads(), comm_.size());
+    auto expand = [&](Id u, const Id* first, const Id* last) {
       uint64_t added = 0;
-      for (const DistId* it = first; it != last; ++it) {
-        const DistId v = *it;
+      for (const Id* it = first; it != last; ++it) {
+        const Id v = *it;
         if (g_.owns(v)) added += claim(v, u);
         else remote.mine(g_.part.owner(v)).push_back({v, u});
       }
@@ -228,13 +229,13 @@ class DistBfs {
         const uint64_t i = w * 64 + uint64_t(__builtin_ctzll(bits));
         const List l = list(i);
         looked += l.length;
-        new_scout += expand(DistId(g_.lo + i), l.first, l.first + l.length);
+        new_scout += expand(Id(g_.lo + i), l.first, l.first + l.length);
         if (l.length == l.degree) continue;
         if (!l.tail) {
           stored_->tails().mark(i);
         } else if (first_bad(l.tail, l.tail_end()) == l.tail_end()) {
           in_place += l.degree - l.length;
-          new_scout += expand(DistId(g_.lo + i), l.tail, l.tail_end());
+          new_scout += expand(Id(g_.lo + i), l.tail, l.tail_end());
         }
       }
     check_bad();
@@ -242,15 +243,15 @@ class DistBfs {
     looked += in_place;
     if (stored_ && !stored_->mapped()) {  // the marked tails, read in file order
       std::atomic<uint64_t> added{0};
-      stored_->tails().read([&](DistId i, const DistId* first, const DistId* last) {
+      stored_->tails().read([&](Id i, const Id* first, const Id* last) {
         check_stored(first, last);
-        added.fetch_add(expand(DistId(g_.lo + i), first, last), std::memory_order_relaxed);
+        added.fetch_add(expand(Id(g_.lo + i), first, last), std::memory_order_relaxed);
         return uint64_t(last - first);
       }, io_);
       new_scout += added.load();
       looked += io_.edges_storage;
     }
-    const std::vector<IdPair> got = remote.exchange(comm_, &sent);
+    const std::vector<IdPair<Id>> got = remote.exchange(comm_, &sent);
 #pragma omp parallel for schedule(static) reduction(+ : new_scout)
     for (size_t i = 0; i < got.size(); ++i) new_scout += claim(got[i].first, got[i].second);
     scout = comm_.sum(new_scout);
@@ -275,8 +276,8 @@ class DistBfs {
         const uint64_t i = w * 64 + j;
         const List l = list(i, prefix);
         prefix += l.length;
-        if (parent_[i] != kNoVertex<DistId>) continue;
-        const DistId* it = first_marked(front, l.first, l.first + l.length);
+        if (parent_[i] != kNoVertex<Id>) continue;
+        const Id* it = first_marked(front, l.first, l.first + l.length);
         looked += uint64_t(std::min(it + 1, l.first + l.length) - l.first);
         if (it != l.first + l.length) {
           parent_[i] = *it;
@@ -285,8 +286,8 @@ class DistBfs {
         } else if (l.length < l.degree && !l.tail) {
           stored_->tails().mark(i);
         } else if (l.length < l.degree) {  // dax: the tail in place, each id checked as it is scanned
-          const DistId* bad = first_bad(l.tail, l.tail_end());
-          const DistId* hit = first_marked(front, l.tail, bad);
+          const Id* bad = first_bad(l.tail, l.tail_end());
+          const Id* hit = first_marked(front, l.tail, bad);
           in_place += uint64_t(std::min(hit + 1, bad) - l.tail);
           if (hit != bad) {
             parent_[i] = *hit;
@@ -302,10 +303,10 @@ class DistBfs {
     looked += in_place;
     if (stored_ && !stored_->mapped()) {  // the tails of those not found in their prefix: the first neighbour in the frontier
       std::atomic<uint64_t> found{0};
-      stored_->tails().read([&](DistId i, const DistId* first, const DistId* last) {
-        if (parent_[i] != kNoVertex<DistId>) return uint64_t(0);  // found in an earlier piece of a long tail
+      stored_->tails().read([&](Id i, const Id* first, const Id* last) {
+        if (parent_[i] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long tail
         check_stored(first, last);
-        const DistId* it = first_marked(front, first, last);
+        const Id* it = first_marked(front, first, last);
         if (it == last) return uint64_t(last - first);
         parent_[i] = *it;
         next_.set_atomic(i);
@@ -320,19 +321,19 @@ class DistBfs {
     return comm_.sum(awake);
   }
 
-  const DistGraph& g_;
+  const DistGraph<Id>& g_;
   const Comm& comm_;
   BfsOptions opt_;
-  RankRows* stored_;
+  RankRows<Id>* stored_;
   LevelIo io_;  // this level's storage traffic (out-of-core), or entries read in place (dax)
-  std::atomic<const DistId*> bad_{nullptr};  // dax: an entry of the mapping that is no vertex id
+  std::atomic<const Id*> bad_{nullptr};  // dax: an entry of the mapping that is no vertex id
   uint64_t bytes_read_ = 0;
-  std::vector<DistId> parent_;  // local vertices' parents, internal ids
+  std::vector<Id> parent_;  // local vertices' parents, internal ids
   Bitmap front_, next_;  // this rank's vertices
   Bitmap global_;        // bottom-up: the whole frontier (the id space; holes never set)
   std::vector<uint64_t> first_word_, word_count_;  // each rank's part of global_
   uint64_t hub_count_ = 0;          // hubs a rank: its first ids
-  std::vector<DistId> hub_labels_;  // rank r's hub k's input label at r * hub_count_ + k
+  std::vector<Id> hub_labels_;  // rank r's hub k's input label at r * hub_count_ + k
 };
 
 }  // namespace strata

@@ -26,11 +26,13 @@
 
 namespace strata {
 
-using DistId = uint32_t;  // global vertex ids: SCALE 31 at most for now
+// Global vertex ids are 32-bit up to SCALE 31 (half the bytes of rows and messages), 64-bit above: every type
+// below takes its id type as Id.
 
 // Two ids sent together: (owner's vertex, other end), or top-down's (child, parent).
+template <class Id>
 struct IdPair {
-  DistId first, second;
+  Id first, second;
 };
 
 // Which rank owns which vertex. Vertices are dealt to the ranks in degree order, one each in turn, so every
@@ -41,13 +43,17 @@ struct IdPair {
 struct VertexDeal {
   int ranks = 1;
   uint64_t n = 0, span = 0;
-  uint64_t reciprocal = 0;  // floor(2^64 / span) + 1: id / span by one multiply, exact for ids below 2^32
+  uint64_t reciprocal = 0;  // floor((2^64 - 1) / span) + 1: id / span by one multiply (and one correction)
   VertexDeal() = default;
   VertexDeal(uint64_t vertices, int p)
       : ranks(p), n(vertices), span(((vertices + p - 1) / p + 63) / 64 * 64), reciprocal(~uint64_t(0) / span + 1) {}
   uint64_t id(uint64_t degree_rank) const { return degree_rank % ranks * span + degree_rank / ranks; }
   uint64_t degree_rank(uint64_t id) const { return id % span * ranks + id / span; }
-  int owner(uint64_t id) const { return int(static_cast<unsigned __int128>(id) * reciprocal >> 64); }
+  // The multiply's quotient is exact below 2^32 and at most one too large above (its error is id / 2^64 < 1).
+  int owner(uint64_t id) const {
+    const uint64_t q = uint64_t(static_cast<unsigned __int128>(id) * reciprocal >> 64);
+    return int(q - (q * span > id));
+  }
   uint64_t begin(int r) const { return uint64_t(r) * span; }
   uint64_t count(int r) const { return n > uint64_t(r) ? (n - uint64_t(r) + ranks - 1) / ranks : 0; }
   uint64_t end(int r) const { return begin(r) + count(r); }
@@ -148,38 +154,41 @@ struct LabelBlocks {
 };
 
 // Kernel 1's label map, this rank's block of it: input label v's degree rank at rank[v - blocks.begin(me)].
+template <class Id>
 struct LabelMap {
   LabelBlocks blocks;
   uint64_t first = 0;
-  std::vector<DistId> rank;
-  DistId operator()(uint64_t label) const { return rank[label - first]; }
+  std::vector<Id> rank;
+  Id operator()(uint64_t label) const { return rank[label - first]; }
 };
 
 // A rank's rows: distributed ids [lo, hi) (VertexDeal), each list sorted highest degree first. Of the whole
 // graph a rank keeps only bitmaps (has_edge here, the search's frontier): everything else is its vertices'.
+template <class Id>
 struct DistGraph {
   uint64_t n = 0;                 // vertices of the whole graph
   uint64_t directed_edges = 0;    // adjacency entries of the whole graph (deduplicated, no self-loops)
   VertexDeal part;
   uint64_t lo = 0, hi = 0;        // this rank's distributed ids
   std::vector<uint64_t> offsets;  // hi - lo + 1, into adj
-  NumaArray<DistId> adj;          // distributed ids, highest degree first
+  NumaArray<Id> adj;          // distributed ids, highest degree first
   std::vector<uint64_t> raw_degree;  // local: non-self-loop tuples at v, duplicates counted (the nedge rule)
-  NumaArray<DistId> labels;       // local: labels[v - lo] is v's input label (other ranks' by asking them)
+  NumaArray<Id> labels;       // local: labels[v - lo] is v's input label (other ranks' by asking them)
   std::vector<uint64_t> has_edge; // by input label, a bit per vertex of the graph: a non-self-loop tuple (the roots' rule)
 
   uint64_t local_count() const { return hi - lo; }
   uint64_t entries() const { return offsets.empty() ? 0 : offsets.back(); }
   uint64_t degree(uint64_t v) const { return offsets[v - lo + 1] - offsets[v - lo]; }
   bool owns(uint64_t v) const { return v >= lo && v < hi; }
-  DistId label(uint64_t v) const { return labels[v - lo]; }  // an owned vertex's input label
+  Id label(uint64_t v) const { return labels[v - lo]; }  // an owned vertex's input label
   uint64_t bytes() const {
     return offsets.size() * 8 + adj.bytes() + raw_degree.size() * 8 + labels.bytes() + has_edge.size() * 8;
   }
 };
 
 // The distributed ids of input labels (the roots), on every rank: each found by the rank holding it.
-inline std::vector<DistId> internal_roots(const DistGraph& g, const std::vector<uint64_t>& roots, const Comm& comm) {
+template <class Id>
+std::vector<Id> internal_roots(const DistGraph<Id>& g, const std::vector<uint64_t>& roots, const Comm& comm) {
   std::unordered_map<uint64_t, std::vector<size_t>> where;
   for (size_t i = 0; i < roots.size(); ++i) where[roots[i]].push_back(i);
   std::vector<uint64_t> id(roots.size(), 0);
@@ -187,7 +196,7 @@ inline std::vector<DistId> internal_roots(const DistGraph& g, const std::vector<
     if (const auto it = where.find(g.label(v)); it != where.end())
       for (size_t i : it->second) id[i] = v;
   comm.sum_in_place(std::span<uint64_t>(id));  // one rank holds each label; the others add 0
-  return std::vector<DistId>(id.begin(), id.end());
+  return std::vector<Id>(id.begin(), id.end());
 }
 
 using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
@@ -198,10 +207,10 @@ using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
 // place within a degree class: the lower blocks' counts); each vertex dealt to its owner with its label and
 // raw degree. label gets this rank's block of the label map (for scatter_tuples). Runs also when a rank's
 // rows are reused from storage.
-template <class Source>
-DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap& label,
+template <class Id, class Source>
+DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                          const DistProgress& progress = {}) {
-  DistGraph g;
+  DistGraph<Id> g;
   const uint64_t n = share.source.spec().vertex_count();
   const int me = comm.rank(), ranks = comm.size();
   g.n = n;
@@ -210,17 +219,17 @@ DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, Labe
   label.first = a;
   // CountDegrees: every non-self-loop tuple's endpoints to their blocks' owners.
   std::vector<uint32_t> degree(b - a, 0);
-  RankBuffers<DistId> ends(omp_get_max_threads(), ranks);
+  RankBuffers<Id> ends(omp_get_max_threads(), ranks);
   uint64_t round = 0;
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (e.u == e.v) continue;
-      ends.mine(label.blocks.owner(e.u)).push_back(DistId(e.u));
-      ends.mine(label.blocks.owner(e.v)).push_back(DistId(e.v));
+      ends.mine(label.blocks.owner(e.u)).push_back(Id(e.u));
+      ends.mine(label.blocks.owner(e.v)).push_back(Id(e.v));
     }
-    const std::vector<DistId> got = ends.exchange(comm);
+    const std::vector<Id> got = ends.exchange(comm);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i)
       std::atomic_ref<uint32_t>(degree[got[i] - a]).fetch_add(1, std::memory_order_relaxed);
@@ -246,7 +255,7 @@ DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, Labe
   label.rank.resize(b - a);
   g.has_edge.assign((n + 63) / 64, 0);
   for (uint64_t v = a; v < b; ++v) {
-    label.rank[v - a] = DistId(before[degree[v - a]]++);
+    label.rank[v - a] = Id(before[degree[v - a]]++);
     if (degree[v - a] > 0) g.has_edge[v >> 6] |= uint64_t(1) << (v & 63);
   }
   std::vector<uint64_t> first_word(ranks), word_count(ranks);
@@ -261,18 +270,18 @@ DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, Labe
   g.lo = g.part.begin(me);
   g.hi = g.part.end(me);
   struct Dealt {
-    DistId id, label;
+    Id id, label;
     uint32_t degree;
   };
   RankBuffers<Dealt> deal(omp_get_max_threads(), ranks);
 #pragma omp parallel for schedule(static)
   for (uint64_t v = a; v < b; ++v) {
     const uint64_t id = g.part.id(label.rank[v - a]);
-    deal.mine(g.part.owner(id)).push_back({DistId(id), DistId(v), degree[v - a]});
+    deal.mine(g.part.owner(id)).push_back({Id(id), Id(v), degree[v - a]});
   }
   std::vector<uint32_t>().swap(degree);
   const std::vector<Dealt> got = deal.exchange(comm, nullptr, false);
-  g.labels = NumaArray<DistId>(g.local_count());
+  g.labels = NumaArray<Id>(g.local_count());
   g.raw_degree.resize(g.local_count());
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < got.size(); ++i) {
@@ -287,66 +296,67 @@ DistGraph order_vertices(const TupleShare<Source>& share, const Comm& comm, Labe
 // is spread over the ranks, so a tuple first visits the owners of its endpoints' labels: (u, v) to u's, which
 // names u; then to v's, which names v and sends the pairs. Each exchange frees its threads' buffers before it
 // sends (two copies of a round at a time, not three: they regrow each round). Frees label.
-template <class Source, class OnPairs>
-void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap& label,
+template <class Id, class Source, class OnPairs>
+void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                     DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
   const int ranks = comm.size();
   uint64_t round = share.rounds;
-  RankBuffers<IdPair> hop(omp_get_max_threads(), ranks), out(omp_get_max_threads(), ranks);
+  RankBuffers<IdPair<Id>> hop(omp_get_max_threads(), ranks), out(omp_get_max_threads(), ranks);
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
-      if (e.u != e.v) hop.mine(label.blocks.owner(e.u)).push_back({DistId(e.u), DistId(e.v)});
+      if (e.u != e.v) hop.mine(label.blocks.owner(e.u)).push_back({Id(e.u), Id(e.v)});
     }
-    std::vector<IdPair> got = hop.exchange(comm, &report.bytes_sent, false);
+    std::vector<IdPair<Id>> got = hop.exchange(comm, &report.bytes_sent, false);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i)
       hop.mine(label.blocks.owner(got[i].second)).push_back({label(got[i].first), got[i].second});
     got = hop.exchange(comm, &report.bytes_sent, false);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i) {
-      const DistId a = got[i].first, b = label(got[i].second);
-      out.mine(int(a % DistId(ranks))).push_back({a, b});
-      out.mine(int(b % DistId(ranks))).push_back({b, a});
+      const Id a = got[i].first, b = label(got[i].second);
+      out.mine(int(a % Id(ranks))).push_back({a, b});
+      out.mine(int(b % Id(ranks))).push_back({b, a});
     }
     on_pairs(out.exchange(comm, &report.bytes_sent, false));
     if (progress) progress("fill", ++round, 2 * share.rounds);
   });
-  std::vector<DistId>().swap(label.rank);
+  std::vector<Id>().swap(label.rank);
 }
 
 // Sorts each of `count` raw lists (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])) by degree rank,
 // deduplicates and compacts them to the front of rows, turning degree ranks into distributed ids; offsets[i]
 // gets where list i starts, counted from `base`. Returns the entries kept.
-inline uint64_t squish_rows(DistId* rows, const uint64_t* raw, uint64_t count, const VertexDeal& part,
+template <class Id>
+uint64_t squish_rows(Id* rows, const uint64_t* raw, uint64_t count, const VertexDeal& part,
                             uint64_t* offsets, uint64_t base) {
   sort_and_dedup_lists(rows, raw, count, part.n);
   uint64_t write = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    const DistId* list = rows + (raw[i] - raw[0]);
-    const uint64_t kept = uint64_t(std::find(list, list + (raw[i + 1] - raw[i]), kNoVertex<DistId>) - list);
-    if (write != raw[i] - raw[0]) std::memmove(rows + write, list, kept * sizeof(DistId));
+    const Id* list = rows + (raw[i] - raw[0]);
+    const uint64_t kept = uint64_t(std::find(list, list + (raw[i + 1] - raw[i]), kNoVertex<Id>) - list);
+    if (write != raw[i] - raw[0]) std::memmove(rows + write, list, kept * sizeof(Id));
     offsets[i] = base + write;
     write += kept;
   }
 #pragma omp parallel for schedule(static)
-  for (uint64_t k = 0; k < write; ++k) rows[k] = DistId(part.id(rows[k]));
+  for (uint64_t k = 0; k < write; ++k) rows[k] = Id(part.id(rows[k]));
   return write;
 }
 
 // Kernel 1's second half in DRAM (collective): the scatter placed in raw rows, then squished.
-template <class Source>
-void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, LabelMap& label,
+template <class Id, class Source>
+void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                DistBuildReport& report, const DistProgress& progress = {}) {
   const uint64_t local = g.hi - g.lo;
-  const DistId ranks = DistId(comm.size());
+  const Id ranks = Id(comm.size());
   std::vector<uint64_t> raw(local + 1, 0);  // raw list bounds by local index, then fill cursors
   for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
   report.raw_entries = raw.back();
-  NumaArray<DistId> adj(report.raw_entries);
+  NumaArray<Id> adj(report.raw_entries);
   std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
-  scatter_tuples(share, comm, label, report, progress, [&](std::vector<IdPair>&& got) {
+  scatter_tuples(share, comm, label, report, progress, [&](std::vector<IdPair<Id>>&& got) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i) {
       uint64_t& at = cursor[got[i].first / ranks];
@@ -361,12 +371,12 @@ void fill_rows(DistGraph& g, const TupleShare<Source>& share, const Comm& comm, 
   g.directed_edges = comm.sum(write);
 }
 // Kernel 1 across the ranks, every rank's rows in DRAM (collective). progress(phase, done, total) on every rank.
-template <class Source>
-DistGraph build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
+template <class Id, class Source>
+DistGraph<Id> build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
                            const DistProgress& progress = {}) {
   const double t0 = omp_get_wtime();
-  LabelMap label;
-  DistGraph g = order_vertices(share, comm, label, progress);
+  LabelMap<Id> label;
+  DistGraph<Id> g = order_vertices(share, comm, label, progress);
   fill_rows(g, share, comm, label, report, progress);
   report.seconds = omp_get_wtime() - t0;
   return g;

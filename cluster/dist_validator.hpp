@@ -22,11 +22,12 @@
 
 namespace strata {
 
+template <class Id>
 class DistValidator {
  public:
   // DRAM a rank needs for a batch of `slots` searches of a graph of n vertices over `ranks` ranks.
   static uint64_t batch_bytes(uint64_t n, int ranks, int slots) {
-    return uint64_t(slots) * ((n + ranks - 1) / ranks) * (sizeof(DistId) + sizeof(int32_t) + 1);
+    return uint64_t(slots) * ((n + ranks - 1) / ranks) * (sizeof(Id) + sizeof(int32_t) + 1);
   }
 
   DistValidator(uint64_t n, const Comm& comm, int slots)
@@ -39,7 +40,7 @@ class DistValidator {
 
   // Adds one search to the batch (collective): out[v - g.lo] is the parent's input label of local vertex v, by
   // distributed id; its levels are derived now, so `out` may be reused at once.
-  void add(const DistGraph& g, const DistId* out, uint64_t root, uint64_t nedge) {
+  void add(const DistGraph<Id>& g, const Id* out, uint64_t root, uint64_t nedge) {
     Search& s = searches_.emplace_back(*this, size());
     s.root = root;
     s.nedge = nedge;
@@ -86,12 +87,12 @@ class DistValidator {
         : parent{v.parent_.data() + j, size_t(v.slots_)}, level{v.level_.data() + j, size_t(v.slots_)},
           tree_edge{v.tree_edge_.data() + j, size_t(v.slots_)}, count(v.b_ - v.a_) {
       for (uint64_t i = 0; i < count; ++i) {
-        parent[i] = kNoVertex<DistId>;
+        parent[i] = kNoVertex<Id>;
         level[i] = kNoLevel;
         tree_edge[i] = 0;
       }
     }
-    Column<DistId> parent;      // by input label - a_
+    Column<Id> parent;      // by input label - a_
     Column<int32_t> level;
     Column<uint8_t> tree_edge;  // the vertex met its parent in some tuple (rule 5)
     uint64_t count;
@@ -104,10 +105,10 @@ class DistValidator {
   }
 
   // The search's output, by input label: each local vertex's (label, parent label) to the label's owner.
-  void gather_parents(Search& s, const DistGraph& g, const DistId* out) {
-    std::vector<std::vector<IdPair>> send(comm_.size());
+  void gather_parents(Search& s, const DistGraph<Id>& g, const Id* out) {
+    std::vector<std::vector<IdPair<Id>>> send(comm_.size());
     for (uint64_t v = g.lo; v < g.hi; ++v) {
-      const DistId label = g.label(v);
+      const Id label = g.label(v);
       send[owner(label)].push_back({label, out[v - g.lo]});
     }
     for (const auto& [label, parent] : comm_.exchange(send)) s.parent[label - a_] = parent;
@@ -116,9 +117,9 @@ class DistValidator {
   // Rule 1: level[v] = depth of v in the parent tree, by rounds of asking the parents' owners.
   void derive_levels(Search& s) {
     for (uint64_t i = 0; i < s.count; ++i) {
-      const DistId p = s.parent[i];
-      s.level[i] = p == kNoVertex<DistId> ? kNoLevel : kUnknown;
-      if (p != kNoVertex<DistId> && p >= n_)
+      const Id p = s.parent[i];
+      s.level[i] = p == kNoVertex<Id> ? kNoLevel : kUnknown;
+      if (p != kNoVertex<Id> && p >= n_)
         fail(s, 1, "vertex " + std::to_string(a_ + i) + " has parent " + std::to_string(p) + ", not a vertex");
     }
     if (s.root >= a_ && s.root < b_) {
@@ -127,16 +128,16 @@ class DistValidator {
     }
     if (comm_.sum(s.failure.rule != 0) == 0) {
       for (;;) {
-        RankBuffers<DistId> ask(1, comm_.size());
+        RankBuffers<Id> ask(1, comm_.size());
         std::vector<uint64_t> asking, counts;
         for (uint64_t i = 0; i < s.count; ++i)
           if (s.level[i] == kUnknown) {
             ask.by_thread[0][owner(s.parent[i])].push_back(s.parent[i]);
             asking.push_back(i);
           }
-        const std::vector<DistId> keys = ask.take(counts);
+        const std::vector<Id> keys = ask.take(counts);
         const std::vector<int32_t> got =  // by answering rank, as asked
-            comm_.ask<int32_t>(keys, counts, [&](DistId q) { return s.level[q - a_]; });
+            comm_.ask<int32_t>(keys, counts, [&](Id q) { return s.level[q - a_]; });
         std::vector<size_t> next(comm_.size(), 0);
         for (int r = 1; r < comm_.size(); ++r) next[r] = next[r - 1] + counts[r - 1];
         uint64_t resolved = 0;
@@ -168,34 +169,34 @@ class DistValidator {
     std::vector<std::vector<Failure>> found(threads, std::vector<Failure>(k));
     std::vector<std::vector<uint64_t>> counted(threads, std::vector<uint64_t>(k, 0));
     tuples.for_each_round([&](std::span<const Edge> edges) {
-      RankBuffers<IdPair> first(threads, comm_.size());
+      RankBuffers<IdPair<Id>> first(threads, comm_.size());
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < edges.size(); ++i)
-        if (edges[i].u != edges[i].v) first.mine(owner(edges[i].u)).push_back({DistId(edges[i].u), DistId(edges[i].v)});
-      const std::vector<IdPair> at_u = first.exchange(comm_);
-      RankBuffers<uint32_t> second(threads, comm_.size());
+        if (edges[i].u != edges[i].v) first.mine(owner(edges[i].u)).push_back({Id(edges[i].u), Id(edges[i].v)});
+      const std::vector<IdPair<Id>> at_u = first.exchange(comm_);
+      RankBuffers<Id> second(threads, comm_.size());
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < at_u.size(); ++i) {
         const auto [u, v] = at_u[i];
-        std::vector<uint32_t>& to = second.mine(owner(v));
+        std::vector<Id>& to = second.mine(owner(v));
         to.resize(to.size() + stride);
-        uint32_t* hop = to.data() + to.size() - stride;
+        Id* hop = to.data() + to.size() - stride;
         hop[0] = v;
         hop[1] = u;
         const uint64_t at = (u - a_) * uint64_t(slots_);
         for (int j = 0; j < k; ++j) {
           if (parent_[at + j] == v) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
-          hop[2 + j] = uint32_t(level_[at + j]);
+          hop[2 + j] = Id(uint32_t(level_[at + j]));
         }
       }
-      const std::vector<uint32_t> at_v = second.exchange(comm_);
+      const std::vector<Id> at_v = second.exchange(comm_);
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < at_v.size(); i += stride) {
-        const DistId v = at_v[i], u = at_v[i + 1];
+        const Id v = at_v[i], u = at_v[i + 1];
         const int t = omp_get_thread_num();
         const uint64_t at = (v - a_) * uint64_t(slots_);
         for (int j = 0; j < k; ++j) {
-          const int32_t lu = int32_t(at_v[i + 2 + size_t(j)]), lv = level_[at + j];
+          const int32_t lu = int32_t(uint32_t(at_v[i + 2 + size_t(j)])), lv = level_[at + j];
           if (parent_[at + j] == u) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
           Failure& f = found[t][j];
           if ((lu >= 0) != (lv >= 0)) {
@@ -243,7 +244,7 @@ class DistValidator {
   const Comm& comm_;
   uint64_t block_, a_, b_;  // this rank checks input labels [a_, b_)
   int slots_;
-  std::vector<DistId> parent_;      // vertex-major: slots_ searches a vertex
+  std::vector<Id> parent_;      // vertex-major: slots_ searches a vertex
   std::vector<int32_t> level_;
   std::vector<uint8_t> tree_edge_;
   std::vector<Search> searches_;

@@ -16,21 +16,22 @@
 
 namespace strata {
 
-std::string RankRows::dir_for(const std::string& base, int ranks, int rank) {
+std::string rank_rows_dir(const std::string& base, int ranks, int rank) {
   return fmt::format("{}/mpi-p{}/rank-{}", base, ranks, rank);
 }
 
 namespace {
 
 // The layout of a rank's rows, its parent directory made.
-CsrLayout rows_layout(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale) {
+template <class Id>
+CsrLayout rows_layout(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
   if (ec) throw Error(fmt::format("cannot create {}: {}", std::filesystem::path(dir).parent_path().string(), ec.message()));
   CsrLayout layout;
   layout.graph_hash = graph_hash;
   layout.scale = scale;
-  layout.id_bytes = sizeof(DistId);
+  layout.id_bytes = sizeof(Id);
   layout.n = g.local_count();
   layout.bounds = {0, g.local_count()};
   return layout;
@@ -38,57 +39,63 @@ CsrLayout rows_layout(const std::string& dir, const DistGraph& g, uint64_t graph
 
 // meta.bin as every on-disk CSR has it: offsets, input labels, duplicate counts (a byte, and the saturated
 // ones); then the header, and the directory renamed into place.
-void finish_writer(CsrWriter& writer, const DistGraph& g, double build_seconds) {
+template <class Id>
+void finish_writer(CsrWriter& writer, const DistGraph<Id>& g, double build_seconds) {
   writer.finish_part(0);
   writer.write_meta(g.offsets.data(), g.offsets.size() * sizeof(uint64_t));
   std::vector<uint8_t> duplicates(g.local_count());
   std::vector<std::pair<uint64_t, uint64_t>> many;
   for (uint64_t i = 0; i < g.local_count(); ++i)
-    Csr<DistId>::note_duplicates(duplicates[i], many, i, g.raw_degree[i] - (g.offsets[i + 1] - g.offsets[i]));
+    Csr<Id>::note_duplicates(duplicates[i], many, i, g.raw_degree[i] - (g.offsets[i + 1] - g.offsets[i]));
   write_labels_and_duplicates(writer, g.labels.data(), duplicates.data(), g.local_count(), many);
   writer.commit(build_seconds);
 }
 
 }  // namespace
 
-RowSpill::RowSpill(const std::string& dir, uint64_t pairs)
-    : file_(dir, std::max<uint64_t>(1, (pairs + kBlockPairs - 1) / kBlockPairs) * kBlockPairs * sizeof(IdPair),
+template <class Id>
+RowSpill<Id>::RowSpill(const std::string& dir, uint64_t pairs)
+    : file_(dir, std::max<uint64_t>(1, (pairs + kBlockPairs - 1) / kBlockPairs) * kBlockPairs * sizeof(IdPair<Id>),
             "kernel 1's rows of this rank"),
-      block_(kBlockPairs * sizeof(IdPair)), hashes_(), dir_(dir) {}
+      block_(kBlockPairs * sizeof(IdPair<Id>)), hashes_(), dir_(dir) {}
 
-void RowSpill::add(std::span<const IdPair> pairs) {
-  IdPair* block = reinterpret_cast<IdPair*>(block_.data());
-  for (const IdPair& p : pairs) {
+template <class Id>
+void RowSpill<Id>::add(std::span<const IdPair<Id>> pairs) {
+  IdPair<Id>* block = reinterpret_cast<IdPair<Id>*>(block_.data());
+  for (const IdPair<Id>& p : pairs) {
     block[in_block_++] = p;
     if (in_block_ == kBlockPairs) flush();
   }
 }
-void RowSpill::flush() {
+template <class Id>
+void RowSpill<Id>::flush() {
   if (in_block_ == 0) return;
-  const uint64_t bytes = in_block_ * sizeof(IdPair);
+  const uint64_t bytes = in_block_ * sizeof(IdPair<Id>);
   std::memset(block_.data() + bytes, 0, align_up(bytes) - bytes);
   hashes_.push_back(xxh3(block_.data(), bytes));
-  if ((pairs_ + in_block_) * sizeof(IdPair) > file_.bytes())
+  if ((pairs_ + in_block_) * sizeof(IdPair<Id>) > file_.bytes())
     throw Error("internal error: kernel 1 received more rows than this rank's degrees add up to");
-  file_.write(pairs_ / kBlockPairs * kBlockPairs * sizeof(IdPair), block_.data(), align_up(bytes));
+  file_.write(pairs_ / kBlockPairs * kBlockPairs * sizeof(IdPair<Id>), block_.data(), align_up(bytes));
   pairs_ += in_block_;
   in_block_ = 0;
 }
-void RowSpill::finish() { flush(); }
+template <class Id>
+void RowSpill<Id>::finish() { flush(); }
 
-void RowSpill::for_each_block(const std::function<void(std::span<const IdPair>)>& fn) const {
-  AlignedBuffer buffer(kBlockPairs * sizeof(IdPair));
+template <class Id>
+void RowSpill<Id>::for_each_block(const std::function<void(std::span<const IdPair<Id>>)>& fn) const {
+  AlignedBuffer buffer(kBlockPairs * sizeof(IdPair<Id>));
   for (uint64_t b = 0; b < hashes_.size(); ++b) {
-    const uint64_t count = std::min(kBlockPairs, pairs_ - b * kBlockPairs), bytes = count * sizeof(IdPair);
-    file_.read(b * kBlockPairs * sizeof(IdPair), buffer.data(), align_up(bytes));
+    const uint64_t count = std::min(kBlockPairs, pairs_ - b * kBlockPairs), bytes = count * sizeof(IdPair<Id>);
+    file_.read(b * kBlockPairs * sizeof(IdPair<Id>), buffer.data(), align_up(bytes));
     if (xxh3(buffer.data(), bytes) != hashes_[b])
       throw Error(fmt::format("kernel 1's rows of this rank in {} do not read back as written (block {}): a storage "
                               "fault", dir_, b));
-    fn({reinterpret_cast<const IdPair*>(buffer.data()), count});
+    fn({reinterpret_cast<const IdPair<Id>*>(buffer.data()), count});
   }
 }
 
-uint64_t RankRows::check_budget(uint64_t budget, bool dax, const IoOptions& io, int threads) {
+uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int threads) {
   const uint64_t buffers = dax ? 0 : io_buffer_bytes(threads, io);
   if (!dax && budget < buffers)
     throw Error(fmt::format("--dram-budget {} is below this rank's I/O buffers ({}: {} threads x {} reads x {})",
@@ -97,7 +104,8 @@ uint64_t RankRows::check_budget(uint64_t budget, bool dax, const IoOptions& io, 
   return buffers;
 }
 
-void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds,
+template <class Id>
+void RankRows<Id>::write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale, double build_seconds,
                      bool pmem) {
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
   writer.reserve_part(0, g.entries());
@@ -105,9 +113,10 @@ void RankRows::write(const std::string& dir, const DistGraph& g, uint64_t graph_
   finish_writer(writer, g, build_seconds);
 }
 
-int RankRows::write_from(const std::string& dir, DistGraph& g, const RowSpill& spill, uint64_t rows_bytes,
+template <class Id>
+int RankRows<Id>::write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id>& spill, uint64_t rows_bytes,
                          uint64_t graph_hash, int scale, double started, bool pmem) {
-  const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(DistId));
+  const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Id));
   std::vector<uint64_t> raw(local + 1, 0);
   for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
@@ -118,10 +127,10 @@ int RankRows::write_from(const std::string& dir, DistGraph& g, const RowSpill& s
   for (uint64_t i0 = 0; i0 < local; ++passes) {
     uint64_t i1 = i0 + 1;  // this pass builds lists [i0, i1): at most cap entries, or one longer list
     while (i1 < local && raw[i1 + 1] - raw[i0] <= cap) ++i1;
-    NumaArray<DistId> rows(raw[i1] - raw[i0]);
+    NumaArray<Id> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
-    spill.for_each_block([&](std::span<const IdPair> pairs) {
-      for (const IdPair& p : pairs)
+    spill.for_each_block([&](std::span<const IdPair<Id>> pairs) {
+      for (const IdPair<Id>& p : pairs)
         if (p.first >= i0 && p.first < i1) rows[cursor[p.first - i0]++ - raw[i0]] = p.second;
     });
     const uint64_t kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, g.offsets.data() + i0, write);
@@ -134,17 +143,21 @@ int RankRows::write_from(const std::string& dir, DistGraph& g, const RowSpill& s
   return passes;
 }
 
-RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, int scale, uint64_t budget,
+template <class Id>
+RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget,
                    int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax) {
   const double t0 = omp_get_wtime();
   report_.dir = dir;
   files_ = CsrFiles::open(dir, graph_hash, scale);
   const CsrLayout& L = files_.layout();
   const uint64_t n = g.local_count();
-  if (L.id_bytes != int(sizeof(DistId)) || L.n != n || L.parts() != 1)
+  if (L.id_bytes != int(sizeof(Id)))
+    throw Error(fmt::format("{} holds rows of {}-byte ids; this run uses {}-byte ids; remove it to rebuild", dir,
+                            L.id_bytes, sizeof(Id)));
+  if (L.n != n || L.parts() != 1)
     throw Error(fmt::format("{} holds another rank's rows ({} vertices, this rank has {}); remove it to rebuild", dir, L.n, n));
   // The stored rows must be this rank's of this graph: the same vertices (input labels) and raw degrees.
-  local_ = load_csr_meta<DistId>(files_);
+  local_ = load_csr_meta<Id>(files_);
   for (uint64_t i = 0; i < n; ++i)
     if (local_.to_input[i] != g.labels[i] || local_.raw_degree(i) != g.raw_degree[i])
       throw Error(fmt::format("{} holds other rows than this rank's (vertex {}: another graph, rank count or "
@@ -154,12 +167,12 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   g.offsets.assign(offsets.begin(), offsets.end());
 
   report_.dax = dax;
-  report_.io_buffer_bytes = check_budget(budget, dax, io, threads);
+  report_.io_buffer_bytes = check_rank_budget(budget, dax, io, threads);
   report_.budget = budget;
   uint64_t k = 0;
   if (k_asked >= 0) {
     k = uint64_t(k_asked);
-    const uint64_t need = cache_entries(local_, k, hub_degree) * sizeof(DistId);
+    const uint64_t need = cache_entries(local_, k, hub_degree) * sizeof(Id);
     if (budget > 0 && need + report_.io_buffer_bytes > budget)
       throw Error(fmt::format("--on-mem-edges {} needs {} of edge cache on this rank; --dram-budget {} leaves {} beside "
                               "the I/O buffers",
@@ -169,7 +182,7 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
     throw Error(fmt::format("--dram-budget {} cannot hold this rank's hubs' lists (--hub-degree {}): they need {} plus "
                             "{} of I/O buffers",
                             human_bytes(double(budget)), hub_degree,
-                            human_bytes(double(cache_entries(local_, 0, hub_degree) * sizeof(DistId))),
+                            human_bytes(double(cache_entries(local_, 0, hub_degree) * sizeof(Id))),
                             human_bytes(double(report_.io_buffer_bytes))));
   }
   parts_ = Partitioning::with_bounds({0, n}, Topology::detect());
@@ -179,7 +192,7 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
     cache_ = load_edge_cache_mapped(local_, files_, {map_.data()}, k, hub_degree);
   } else {  // every block's checksum checked on the way
     cache_ = load_edge_cache(local_, files_, k, hub_degree);
-    tails_ = std::make_unique<TailReads<DistId>>(local_, cache_.index, files_, io, parts_, n);
+    tails_ = std::make_unique<TailReads<Id>>(local_, cache_.index, files_, io, parts_, n);
   }
   report_.k = k;
   report_.cache_bytes = cache_.entries_bytes();
@@ -189,11 +202,17 @@ RankRows::RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, in
   report_.load_seconds = omp_get_wtime() - t0;
 }
 
-Error RankRows::corrupted(const DistId* at) const {
+template <class Id>
+Error RankRows<Id>::corrupted(const Id* at) const {
   return Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
                            "after it was checked at load); remove {} to rebuild it",
-                           report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(DistId), uint64_t(*at),
+                           report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(Id), uint64_t(*at),
                            report_.dir));
 }
+
+template class RowSpill<uint32_t>;
+template class RowSpill<uint64_t>;
+template class RankRows<uint32_t>;
+template class RankRows<uint64_t>;
 
 }  // namespace strata

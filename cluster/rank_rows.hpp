@@ -41,14 +41,15 @@ struct RankRowsReport {
 // A rank's raw rows on its own storage while kernel 1 receives them: (local index, degree rank) pairs in
 // 1 MiB blocks, in an unlinked scratch file reserved up front (storage/spill_file.hpp), each block's XXH3 kept
 // in DRAM and checked when it is read back (a storage fault is an error, never wrong rows).
+template <class Id>
 class RowSpill {
  public:
   static constexpr uint64_t kBlockPairs = uint64_t(1) << 17;
   RowSpill(const std::string& dir, uint64_t pairs);
-  void add(std::span<const IdPair> pairs);  // appends, in order
+  void add(std::span<const IdPair<Id>> pairs);  // appends, in order
   void finish();                            // writes the last, partial block
   // fn(pairs of one block), every block in order, each checked against its checksum.
-  void for_each_block(const std::function<void(std::span<const IdPair>)>& fn) const;
+  void for_each_block(const std::function<void(std::span<const IdPair<Id>>)>& fn) const;
   uint64_t bytes() const { return file_.bytes(); }
 
  private:
@@ -60,36 +61,38 @@ class RowSpill {
   std::string dir_;
 };
 
+// Where rank `rank` of `ranks` keeps its rows under base (--rank-dir, or the graph directory).
+std::string rank_rows_dir(const std::string& base, int ranks, int rank);
+// Refuses, before any work, a budget below a rank's I/O buffers (out-of-core); returns the buffers' bytes.
+uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int threads);
+
+template <class Id>
 class RankRows {
  public:
-  static std::string dir_for(const std::string& base, int ranks, int rank);
-  // Refuses, before any work, a budget below a rank's I/O buffers (out-of-core); returns the buffers' bytes.
-  static uint64_t check_budget(uint64_t budget, bool dax, const IoOptions& io, int threads);
-
   // Writes g's rows (offsets, entries and raw degrees) to dir, replacing nothing: a directory already there is
   // refused (the caller reuses or reports it).
-  static void write(const std::string& dir, const DistGraph& g, uint64_t graph_hash, int scale, double build_seconds,
+  static void write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale, double build_seconds,
                     bool pmem);
   // The same from spilled raw rows, in passes over the spill that each hold at most `rows_bytes` of rows in DRAM
   // (a list longer than that is one pass of its own); fills g's offsets. Returns the passes.
-  static int write_from(const std::string& dir, DistGraph& g, const RowSpill& spill, uint64_t rows_bytes,
+  static int write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id>& spill, uint64_t rows_bytes,
                         uint64_t graph_hash, int scale, double started, bool pmem);
 
   // Opens dir's rows for g (order_vertices' result: its raw degrees must match the stored ones), loads the
   // offsets into g and the edge cache within budget (the lists of at least hub_degree entries whole, the others'
   // first K), and prepares the tail reads. Throws Error naming the cause. dax: the rows mapped and read in place
   // (no I/O buffers); budget 0 then means no prefixes (hubs' lists still copied whole).
-  RankRows(const std::string& dir, DistGraph& g, uint64_t graph_hash, int scale, uint64_t budget, int64_t k_asked,
+  RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget, int64_t k_asked,
            uint64_t hub_degree, const IoOptions& io, int threads, bool dax);
   RankRows(const RankRows&) = delete;  // the tail reads hold references to the members
   RankRows& operator=(const RankRows&) = delete;
 
-  const EdgeCache<DistId>& cache() const { return cache_; }
-  TailReads<DistId>& tails() { return *tails_; }
+  const EdgeCache<Id>& cache() const { return cache_; }
+  TailReads<Id>& tails() { return *tails_; }
   // dax: the rows in place (entry e of the rank's rows at mapped()[e]); null out-of-core.
-  const DistId* mapped() const { return map_.size() ? reinterpret_cast<const DistId*>(map_.data()) : nullptr; }
+  const Id* mapped() const { return map_.size() ? reinterpret_cast<const Id*>(map_.data()) : nullptr; }
   // dax: an entry of the mapping that is no vertex id, as an error naming the file and offset.
-  Error corrupted(const DistId* at) const;
+  Error corrupted(const Id* at) const;
   const RankRowsReport& report() const { return report_; }
   RankRowsReport& report() { return report_; }
   // First entry of local vertex i's cached prefix (walks at most 63 degrees).
@@ -97,10 +100,10 @@ class RankRows {
 
  private:
   CsrFiles files_;
-  Csr<DistId> local_;  // the rank's rows by local index: offsets only (n = its vertex count)
+  Csr<Id> local_;  // the rank's rows by local index: offsets only (n = its vertex count)
   Partitioning parts_;
-  EdgeCache<DistId> cache_;
-  std::unique_ptr<TailReads<DistId>> tails_;
+  EdgeCache<Id> cache_;
+  std::unique_ptr<TailReads<Id>> tails_;
   PmemMapping map_;
   RankRowsReport report_;
 };

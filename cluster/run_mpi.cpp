@@ -40,7 +40,6 @@ void check_mpi_config(const RunConfig& cfg, int processes) {
   if (cfg.validate_against == ValidationMethod::kCsr)
     throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
   if (cfg.corrupt_csr) throw Error("--debug-corrupt-csr tests the CSR certificate, which a run " + under + " does not use");
-  if (cfg.id_bytes == 8) throw Error("--debug-id-bytes 8: a run " + under + " uses 32-bit ids (SCALE 31 at most)");
   if (cfg.numa_parts > 0) throw Error("--numa-nodes: a run " + under + " partitions by rank (start one rank per NUMA node)");
 }
 
@@ -52,19 +51,21 @@ void report(const RunHooks& hooks, const Comm& comm, const std::string& phase, u
 }
 
 // DRAM a rank needs at its peak (kernel 1): its share of the vertices' arrays (block degrees and degree ranks,
-// the deal's buffers, labels, raw degrees, list bounds: 64 bytes a vertex over P) and two bitmaps of the whole
+// the deal's buffers, labels, raw degrees, list bounds: 16 ids a vertex over P) and two bitmaps of the whole
 // graph (has_edge, the search's frontier), a round's buffers (the tuples; their hops and pairs, each held by the
 // threads, the send buffer and the receiver) and its rows: in-core two ids a tuple over P ranks (a tenth for
 // imbalance); tiered, what its budget allows them.
+template <class Id>
 uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, uint64_t budget) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), p = uint64_t(processes);
-  const uint64_t rows = tiered ? budget : 2 * m / p * sizeof(DistId) * 11 / 10;
-  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 9 * sizeof(IdPair));
-  return 64 * ((n + p - 1) / p) + n / 4 + rows + round;
+  const uint64_t rows = tiered ? budget : 2 * m / p * sizeof(Id) * 11 / 10;
+  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 9 * sizeof(IdPair<Id>));
+  return 16 * sizeof(Id) * ((n + p - 1) / p) + n / 4 + rows + round;
 }
 
+template <class Id>
 void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint64_t budget) {
-  const uint64_t each = rank_peak_bytes(spec, comm.size(), tiered, budget);
+  const uint64_t each = rank_peak_bytes<Id>(spec, comm.size(), tiered, budget);
   const uint64_t node = each * uint64_t(comm.ranks_on_this_node()), have = available_memory_bytes();
   if (node > have)
     throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank{}); {} available",
@@ -74,18 +75,20 @@ void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint
 
 // A cycle planted in one rank's part of a search's output (--debug-corrupt-search): the last rank with a
 // reached vertex other than the root makes it its own parent.
-void plant_cycle(const DistGraph& g, DistId* out, uint64_t root, const Comm& comm) {
+template <class Id>
+void plant_cycle(const DistGraph<Id>& g, Id* out, uint64_t root, const Comm& comm) {
   uint64_t at = UINT64_MAX;
   for (uint64_t v = g.lo; v < g.hi && at == UINT64_MAX; ++v)
-    if (out[v - g.lo] != kNoVertex<DistId> && g.label(v) != root) at = v;
+    if (out[v - g.lo] != kNoVertex<Id> && g.label(v) != root) at = v;
   const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
   if (planter == uint64_t(comm.rank()) + 1) out[at - g.lo] = g.label(at);
 }
 
 // Searches one pass over the tuples checks: --validate-batch, else up to 16, as a quarter of what is available
 // on this node allows (every rank of the node holds its batch).
+template <class Id>
 int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& comm) {
-  const uint64_t each = DistValidator::batch_bytes(n, comm.size(), 1) * uint64_t(comm.ranks_on_this_node());
+  const uint64_t each = DistValidator<Id>::batch_bytes(n, comm.size(), 1) * uint64_t(comm.ranks_on_this_node());
   const uint64_t have = available_memory_bytes();
   if (cfg.validate_batch > 0) {
     const int slots = std::min(cfg.validate_batch, roots);
@@ -123,36 +126,36 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
 // Tiered kernel 1: the vertex order, then each rank's rows from its directory, built where any rank lacks them
 // (every rank takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the
 // rank's storage, then built in passes that each hold at most the rank's budget of rows in DRAM.
-template <class Source>
-DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg, uint64_t graph_hash,
-                           const Comm& comm, DistBuildReport& build, std::optional<RankRows>& rows,
+template <class Id, class Source>
+DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg, uint64_t graph_hash,
+                           const Comm& comm, DistBuildReport& build, std::optional<RankRows<Id>>& rows,
                            const DistProgress& progress) {
   const double t0 = now();
   const bool dax = cfg.place.kind == Placement::kDax;
   const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
-  const std::string dir = RankRows::dir_for(base, comm.size(), comm.rank());
+  const std::string dir = rank_rows_dir(base, comm.size(), comm.rank());
   // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
   const uint64_t share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
   const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : dax ? 0 : share_of_node;
-  RankRows::check_budget(budget, dax, cfg.place.io, omp_get_max_threads());
-  LabelMap label;
-  DistGraph g = order_vertices(share, comm, label, progress);
+  check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads());
+  LabelMap<Id> label;
+  DistGraph<Id> g = order_vertices(share, comm, label, progress);
   const bool have = path_exists(dir);
   double written = 0;
   int passes = 0;
   if (comm.sum(have ? 0 : 1) > 0) {
     uint64_t raw_entries = 0;
     for (uint64_t d : g.raw_degree) raw_entries += d;
-    std::optional<RowSpill> spill;
+    std::optional<RowSpill<Id>> spill;
     if (!have) {
       std::error_code ec;
       std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
       spill.emplace(std::filesystem::path(dir).parent_path().string(), raw_entries);
     }
-    const DistId ranks = DistId(comm.size());
-    scatter_tuples(share, comm, label, build, progress, [&](std::vector<IdPair>&& got) {
+    const Id ranks = Id(comm.size());
+    scatter_tuples(share, comm, label, build, progress, [&](std::vector<IdPair<Id>>&& got) {
       if (!spill) return;
-      for (IdPair& p : got) p.first /= ranks;  // the owner's degree rank to its local index
+      for (IdPair<Id>& p : got) p.first /= ranks;  // the owner's degree rank to its local index
       spill->add(got);
     });
     if (spill) {
@@ -160,11 +163,11 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
       build.raw_entries = raw_entries;
       const double w0 = now();
       const uint64_t rows_bytes = (budget > 0 ? budget : share_of_node) - std::min<uint64_t>(budget, 2 << 20);
-      passes = RankRows::write_from(dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, dax);
+      passes = RankRows<Id>::write_from(dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, dax);
       written = now() - w0;
     }
   }
-  std::vector<DistId>().swap(label.rank);  // kept when no rank rebuilt its rows
+  std::vector<Id>().swap(label.rank);  // kept when no rank rebuilt its rows
   try {
     rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.hub_degree,
                  cfg.place.io, omp_get_max_threads(), dax);
@@ -182,9 +185,9 @@ DistGraph build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg
 }
 
 // Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
-template <class Source>
-DistGraph kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
-                  const Comm& comm, const RunHooks& hooks, DistBuildReport& build, std::optional<RankRows>& rows) {
+template <class Id, class Source>
+DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
+                  const Comm& comm, const RunHooks& hooks, DistBuildReport& build, std::optional<RankRows<Id>>& rows) {
   comm.barrier();
   const double t0 = now();
   const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
@@ -192,9 +195,9 @@ DistGraph kernel1(RunResult& r, const RunConfig& cfg, const Source& source, cons
   };
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
-  DistGraph g = cfg.place.kind != Placement::kInCore
+  DistGraph<Id> g = cfg.place.kind != Placement::kInCore
                     ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
-                    : build_dist_graph(share, comm, build, progress);
+                    : build_dist_graph<Id>(share, comm, build, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
     const Topology topo = Topology::detect();
     const std::vector<int>& nodes = cfg.place.memory.mem_nodes.empty() ? topo.memory_nodes : cfg.place.memory.mem_nodes;
@@ -214,16 +217,16 @@ struct SearchTotals {
 
 // Kernel 2 and validation: the reference's roots, a warm-up, each search timed alone between barriers (the
 // slowest rank's time), validated in batches of `slots` as they end.
-template <class Source>
-SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph& g,
-                          DistBfs& bfs, int slots, const Comm& comm, const RunHooks& hooks) {
+template <class Id, class Source>
+SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
+                          DistBfs<Id>& bfs, int slots, const Comm& comm, const RunHooks& hooks) {
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
-  const std::vector<DistId> internal = internal_roots(g, roots, comm);
-  std::optional<DistValidator> validator;
+  const std::vector<Id> internal = internal_roots(g, roots, comm);
+  std::optional<DistValidator<Id>> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
-  std::vector<DistId> out(g.local_count());
+  std::vector<Id> out(g.local_count());
   std::vector<size_t> waiting;  // searches in the validation batch
   double busy = 0;              // seconds spent on the batch so far
   auto check_batch = [&] {
@@ -267,21 +270,21 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
 
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
 // rank's disk and reads.
-template <class Source>
-void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph& g, const DistBfs& bfs,
-              const std::optional<RankRows>& rows, const DistBuildReport& build, const SearchTotals& totals, int slots,
+template <class Id, class Source>
+void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, const DistBfs<Id>& bfs,
+              const std::optional<RankRows<Id>>& rows, const DistBuildReport& build, const SearchTotals& totals, int slots,
               const Comm& comm) {
   r.validate_batch = cfg.validate ? std::min(slots, int(r.searches.size())) : 1;
   r.parts = 1;
   r.numa_nodes = 1;
-  r.id_bytes = sizeof(DistId);
+  r.id_bytes = sizeof(Id);
   r.mpi_processes = comm.size();
   r.partitions = fmt::format("vertex k of the degree order on rank k mod {}", comm.size());
   r.mpi_partition = "1-D: vertices dealt to the ranks in degree order, one each in turn (equal vertices, about equal "
                     "adjacency entries)";
   char host[64] = {};
   ::gethostname(host, sizeof(host) - 1);
-  const uint64_t validation = cfg.validate ? DistValidator::batch_bytes(g.n, comm.size(), slots) : 0;
+  const uint64_t validation = cfg.validate ? DistValidator<Id>::batch_bytes(g.n, comm.size(), slots) : 0;
   RankReport mine;
   mine.rank = comm.rank();
   mine.host = host;
@@ -289,7 +292,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   mine.first_vertex = g.lo;
   mine.end_vertex = g.hi;
   mine.directed_edges = g.entries();
-  mine.dram_bytes = g.bytes() + bfs.state_bytes() + g.local_count() * sizeof(DistId) + validation;
+  mine.dram_bytes = g.bytes() + bfs.state_bytes() + g.local_count() * sizeof(Id) + validation;
   mine.build_bytes_sent = build.bytes_sent;
   mine.search_bytes_sent = totals.bytes_sent;
   r.placement.kind = cfg.place.kind;
@@ -306,14 +309,14 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
     mine.bytes_read = totals.bytes_read;
     r.placement.on_mem_edges = rr.k;
     r.placement.hub_degree = cfg.place.hub_degree;
-    r.placement.csr_dir = RankRows::dir_for(cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir, comm.size(), 0);
+    r.placement.csr_dir = rank_rows_dir(cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir, comm.size(), 0);
     r.placement.csr_dir.replace(r.placement.csr_dir.size() - 1, 1, "<r>");  // every rank its own
     r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
     r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
     r.placement.cache_load_time = comm.max(rr.load_seconds);
     r.placement.direct_io = !rr.dax;
     r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
-    r.placement.adjacency_bytes = g.directed_edges * sizeof(DistId);
+    r.placement.adjacency_bytes = g.directed_edges * sizeof(Id);
     if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
     r.dram.budget = rr.budget;
     r.dram.edge_cache = rr.cache_bytes;
@@ -324,11 +327,10 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   r.dram_bytes = comm.sum(mine.dram_bytes);
 }
 
-template <class Source>
+template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
-  if (r.spec.scale > 31) throw Error(fmt::format("SCALE {}: a run under mpirun uses 32-bit ids (SCALE 31 at most) for now", r.spec.scale));
-  check_memory(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget);
+  check_memory<Id>(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget);
   const TupleShare<Source> share(source, comm);
 
   comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked
@@ -338,15 +340,22 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   r.generation_time = comm.max(now() - t0);
 
   DistBuildReport build;
-  std::optional<RankRows> rows;
-  const DistGraph g = kernel1(r, cfg, source, share, comm, hooks, build, rows);
-  DistBfs bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
-  const int slots = validation_slots(cfg, g.n, cfg.roots, comm);
+  std::optional<RankRows<Id>> rows;
+  const DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, comm, hooks, build, rows);
+  DistBfs<Id> bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
+  const int slots = validation_slots<Id>(cfg, g.n, cfg.roots, comm);
   const SearchTotals totals = run_searches(r, cfg, share, g, bfs, slots, comm, hooks);
   describe(r, cfg, source, g, bfs, rows, build, totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.searches, comm.size());
+}
+
+// 32-bit ids up to SCALE 31 (rows and messages half the size), 64-bit above or when --debug-id-bytes 8 asks.
+template <class Source>
+void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+  if (source.spec().scale > 31 || cfg.id_bytes == 8) run_on<uint64_t>(r, cfg, source, comm, hooks);
+  else run_on<uint32_t>(r, cfg, source, comm, hooks);
 }
 
 }  // namespace
@@ -364,9 +373,9 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
   if (!cfg.graph_dir.empty()) {
     const DirLock lock = lock_graph_dir(cfg.graph_dir);  // each rank: a shared lock, held for the run
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    run_on(r, cfg, dir, comm, hooks);
+    run_with_ids(r, cfg, dir, comm, hooks);
   } else {
-    run_on(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
+    run_with_ids(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
   }
   return r;
 }

@@ -50,6 +50,12 @@ assert sum(r["directed_edges"] for r in ranks) == j["directed_edges"]
 assert all("bytes_sent" in s for s in j["searches"])
 if p > 1: assert all(s["bytes_sent"] > 0 for s in j["searches"])
 PY
+# 64-bit ids (SCALE 32 and above; --debug-id-bytes 8 forces them): the same searches.
+mpi run --scale 11 --roots 12 --threads 1 --debug-id-bytes 8 --json "$tmp/mpi64.json" >/dev/null 2>&1
+expect "64-bit ids: exit 0" test $? -eq 0
+expect "64-bit ids: same as one process" same_searches "$tmp/one.json" "$tmp/mpi64.json"
+expect "json id_bytes: 4, and 8 when forced" python3 -c "
+import json; assert json.load(open('$tmp/mpi.json'))['id_bytes'] == 4 and json.load(open('$tmp/mpi64.json'))['id_bytes'] == 8"
 for policy in --top-down-only --bottom-up-only; do
   "$strata" run --scale 10 --roots 4 $policy --json "$tmp/one$policy.json" >/dev/null 2>&1
   mpi run --scale 10 --roots 4 --threads 2 $policy --json "$tmp/mpi$policy.json" >/dev/null 2>&1
@@ -116,6 +122,15 @@ mpi run --graph "$tmp/g" --roots 2 --threads 1 --placement out-of-core --dram-bu
   --rank-dir "$tmp/ranks" >/dev/null 2>"$tmp/hubs.err"
 expect "hubs the budget cannot hold: refused with the figures" \
   grep -qE "rank [0-9]+ of $P: --dram-budget 9.0 MiB cannot hold this rank's hubs' lists \(--hub-degree 1\): they need" "$tmp/hubs.err"
+# Rows of 64-bit ids on storage: the same searches; a run of the other id width refuses them by name.
+mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 9M --debug-id-bytes 8 \
+  --rank-dir "$tmp/ranks64" --json "$tmp/ooc64.json" >/dev/null 2>&1
+expect "out-of-core, 64-bit ids: exit 0" test $? -eq 0
+expect "out-of-core, 64-bit ids: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc64.json"
+mpi run --graph "$tmp/g" --roots 2 --threads 1 --placement out-of-core --dram-budget 9M --rank-dir "$tmp/ranks64" \
+  >/dev/null 2>"$tmp/width.err"
+expect "rows of the other id width: refused, how to rebuild" \
+  grep -qE "rank-[0-9]+ holds rows of 8-byte ids; this run uses 4-byte ids; remove it to rebuild" "$tmp/width.err"
 # Storage that misbehaves under a search: short reads are finished (same result); a failed read ends every rank
 # at once with the rank, the file and the offset named, and no statistics.
 mpi run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 9M --rank-dir "$tmp/ranks" \
