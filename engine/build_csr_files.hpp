@@ -1,8 +1,9 @@
 // Kernel 1 for the out-of-core and DAX placements: builds the on-disk CSR (storage/csr_files.hpp) from a
 // graph directory without holding the tuple list or the adjacency. The degree pass and renumbering are the
 // in-memory build's; then the vertices are cut into ranges whose pre-deduplication lists fit in
-// `memory_bytes`, and each range takes one pass over the tuples: scatter, sort, deduplicate, append to
-// its partition's file. Memory: that scratch plus O(N) (raw offsets, labels, duplicates: 13 bytes a vertex).
+// `memory_bytes`, and each range takes one pass over the tuples: scatter (RangeMarks, RangeScatter), sort,
+// deduplicate, append to its partition's file. Memory: that scratch plus O(N) (raw offsets, labels, duplicates,
+// the range marks: 13.1 bytes a vertex).
 // Where it takes enough range passes (Renumbering) and the disk has room, the tuples are renumbered once into a
 // scratch file (RenumberedEdges) that the range passes read instead: as many bytes as stored tuples, but none
 // of the generator's work and no label lookups.
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,6 +133,119 @@ struct BuildRange {
   uint64_t lo, hi;
 };
 
+// The vertices of a range pass by input label, a bit each: n/8 bytes (16 MiB at SCALE 27), which the last-level
+// cache holds where it cannot hold the labels (512 MiB). A tuple with neither end in the range (about half of
+// a pass's) then costs two bit tests instead of two label loads from DRAM.
+class RangeMarks {
+ public:
+  explicit RangeMarks(uint64_t n) : n_(n), bits_((n + 63) / 64) {}
+  // Marks the input labels whose internal ids lie in [lo, hi): one sequential pass over the labels.
+  template <class Id>
+  void mark(const NumaArray<Id>& label, uint64_t lo, uint64_t hi) {
+#pragma omp parallel for schedule(static)
+    for (uint64_t w = 0; w < bits_.size(); ++w) {
+      uint64_t word = 0;
+      const uint64_t end = std::min<uint64_t>(64, n_ - w * 64);
+      for (uint64_t j = 0; j < end; ++j) word |= uint64_t(label[w * 64 + j] >= lo && label[w * 64 + j] < hi) << j;
+      bits_[w] = word;
+    }
+  }
+  bool has(uint64_t u) const { return (bits_[u >> 6] >> (u & 63)) & 1; }
+  // fn(label[e.u], label[e.v]) for every edge e with an end marked, not a self-loop; the label loads of a batch's
+  // picks started together, as for_each_labelled does.
+  template <class Id, class Fn>
+  void for_each_touching(std::span<const Edge> edges, const NumaArray<Id>& label, Fn&& fn) const {
+    constexpr size_t kBatch = 64;
+    uint32_t pick[kBatch];
+    for (size_t i = 0; i < edges.size(); i += kBatch) {
+      const size_t nb = std::min(kBatch, edges.size() - i);
+      size_t k = 0;
+      for (size_t j = i; j < i + nb; ++j) {  // branch-free: which edges of the batch touch the range is random
+        pick[k] = uint32_t(j);
+        k += (has(edges[j].u) | has(edges[j].v)) & (edges[j].u != edges[j].v);
+      }
+      for (size_t q = 0; q < k; ++q) {
+        __builtin_prefetch(&label[edges[pick[q]].u]);
+        __builtin_prefetch(&label[edges[pick[q]].v]);
+      }
+      for (size_t q = 0; q < k; ++q) fn(label[edges[pick[q]].u], label[edges[pick[q]].v]);
+    }
+  }
+
+ private:
+  uint64_t n_;
+  std::vector<uint64_t> bits_;
+};
+
+// A range pass's scatter without an atomic a entry (propagation blocking): each thread stages an entry in a
+// small buffer of its vertex's bin (the range cut into kBins runs of vertices holding about equal entries, so the
+// hubs' bins are no hotter than the others), and writes a full buffer out under its bin's lock with plain cursor
+// increments. A locked increment of a cursor at random stalls its thread for a whole memory access (SCALE 25:
+// 72% of a pass's time sat on them); a bin's cursors and lists are a small part of the range, and plain stores
+// overlap their misses.
+template <class Id>
+class RangeScatter {
+ public:
+  static constexpr uint64_t kBins = 256, kBlocks = uint64_t(1) << 16;
+  // DRAM for the staging buffers of `threads` threads within `memory_bytes` of scratch: an eighth of it, at
+  // most 1024 entries a bin and thread.
+  static uint64_t stage_entries(uint64_t memory_bytes, int threads) {
+    return std::clamp<uint64_t>(memory_bytes / 8 / (uint64_t(threads) * kBins * sizeof(Entry)), 1, 1024);
+  }
+  static uint64_t bytes_for(uint64_t stage, int threads) { return uint64_t(threads) * kBins * stage * sizeof(Entry); }
+
+  RangeScatter(uint64_t stage, int threads) : stage_(stage), staged_(size_t(threads)), full_(size_t(threads)),
+                                             locks_(kBins) {
+    for (auto& s : staged_) s.resize(kBins * stage);
+    for (auto& f : full_) f.assign(kBins, 0);
+  }
+  // A new range: vertices [lo, hi), list v's next entry at buffer[cursor[v - lo] - base], `entries` in all.
+  // Bins are cut by entries at the grain of kBlocks blocks of vertices (a block's bin from a table).
+  void start(uint64_t lo, uint64_t hi, uint64_t* cursor, Id* buffer, uint64_t base, uint64_t entries) {
+    lo_ = lo;
+    cursor_ = cursor;
+    buffer_ = buffer;
+    base_ = base;
+    shift_ = 0;
+    while (((hi - lo - 1) >> shift_) >= kBlocks) ++shift_;
+    bin_of_.resize(((hi - lo - 1) >> shift_) + 1);
+    for (uint64_t b = 0; b < bin_of_.size(); ++b)
+      bin_of_[b] = uint8_t(std::min<uint64_t>(kBins - 1, (cursor[b << shift_] - base) * kBins / std::max<uint64_t>(entries, 1)));
+  }
+  // Entry b for list a (a in the range), by the calling OpenMP thread.
+  void add(uint64_t a, Id b) {
+    const size_t t = size_t(omp_get_thread_num());
+    const uint64_t row = a - lo_, bin = bin_of_[row >> shift_];
+    Entry* staged = staged_[t].data() + bin * stage_;
+    staged[full_[t][bin]++] = {Id(row), b};
+    if (full_[t][bin] == stage_) write(t, bin);
+  }
+  // Every thread's staged entries written out (after the pass, outside the parallel region).
+  void finish() {
+    for (size_t t = 0; t < staged_.size(); ++t)
+      for (uint64_t bin = 0; bin < kBins; ++bin) write(t, bin);
+  }
+
+ private:
+  struct Entry {
+    Id row, value;
+  };
+  void write(size_t t, uint64_t bin) {
+    const Entry* staged = staged_[t].data() + bin * stage_;
+    const std::lock_guard<std::mutex> hold(locks_[bin]);
+    for (uint64_t i = 0; i < full_[t][bin]; ++i) buffer_[cursor_[staged[i].row]++ - base_] = staged[i].value;
+    full_[t][bin] = 0;
+  }
+  uint64_t stage_;
+  std::vector<std::vector<Entry>> staged_;     // [thread]: kBins buffers of stage_ entries
+  std::vector<std::vector<uint64_t>> full_;    // [thread][bin]: entries staged
+  std::vector<std::mutex> locks_;              // a bin's cursors and lists: one writer at a time
+  std::vector<uint8_t> bin_of_;                // a block of 2^shift_ vertices' bin
+  uint64_t lo_ = 0, base_ = 0, shift_ = 0;
+  uint64_t* cursor_ = nullptr;
+  Id* buffer_ = nullptr;
+};
+
 // In each partition, runs of vertices whose lists (raw offsets) and cursors (8 bytes a vertex) fit in
 // memory_bytes, each as long as it can be: many short lists need as much room for cursors as for entries.
 inline std::vector<BuildRange> cut_ranges(const NumaArray<uint64_t>& raw, const Partitioning& partitioning,
@@ -159,7 +274,11 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   NumaArray<Id> label;
   NumaArray<uint64_t> raw = order_by_degree<Id>(source, label, progress);
   const uint64_t max_list = n > 0 ? raw[1] - raw[0] : 0;  // vertex 0 has the highest degree
-  // The range buffer holds at most `chunk` entries; ranges are cut so that entries and cursors fit.
+  // The scatter's staging buffers come out of the scratch; the range buffer holds at most `chunk` entries;
+  // ranges are cut so that entries and cursors fit in the rest.
+  const int threads = omp_get_max_threads();
+  const uint64_t stage = RangeScatter<Id>::stage_entries(memory_bytes, threads);
+  memory_bytes -= std::min(memory_bytes, RangeScatter<Id>::bytes_for(stage, threads));
   const uint64_t chunk = std::min(raw[n], std::max<uint64_t>(memory_bytes / sizeof(Id), 1));
   if (max_list * sizeof(Id) + 8 > memory_bytes)
     throw Error(fmt::format("building the on-disk CSR needs at least {} of memory for the longest list; {} allowed "
@@ -178,7 +297,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     writer.reserve_part(p, raw[partitioning.end(p)] - raw[partitioning.begin(p)]);
 
   // The final offsets go to meta.bin range by range (it begins with them), so the build's O(N) is labels (4),
-  // raw offsets (8) and duplicate counts (1): 13 bytes a vertex, within the search's 16.
+  // raw offsets (8), duplicate counts (1) and the range marks (1/8): 13.1 bytes a vertex, within the search's 16.
   NumaArray<uint8_t> duplicates(n);
   std::vector<std::pair<uint64_t, uint64_t>> many;
   const std::vector<BuildRange> ranges = cut_ranges(raw, partitioning, memory_bytes, sizeof(Id));
@@ -191,6 +310,9 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     renumbered.emplace(source, label, renumbering.dir, progress);
 
   NumaArray<Id> buffer(std::max<uint64_t>(chunk, 1));
+  RangeScatter<Id> scattered(stage, threads);
+  std::optional<RangeMarks> marks;  // passes over the tuples themselves (renumbered ones need no labels)
+  if (!renumbered) marks.emplace(n);
   std::vector<uint64_t> cursor;
   uint64_t written = 0, passes = 0;
   for (size_t r = 0; r < ranges.size(); ++r) {
@@ -201,9 +323,10 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     ++passes;
     std::atomic<uint64_t> done{0};
     const std::string phase = fmt::format("pass {} of {} (vertices {}..{})", passes, ranges.size(), lo, hi);
+    scattered.start(lo, hi, cursor.data(), buffer.data(), base, raw[hi] - raw[lo]);
     auto scatter = [&](uint64_t a, uint64_t b) {
-      if (a >= lo && a < hi) buffer[build_detail::fetch_add(cursor[a - lo], uint64_t(1)) - base] = Id(b);
-      if (b >= lo && b < hi) buffer[build_detail::fetch_add(cursor[b - lo], uint64_t(1)) - base] = Id(a);
+      if (a >= lo && a < hi) scattered.add(a, Id(b));
+      if (b >= lo && b < hi) scattered.add(b, Id(a));
     };
     auto count = [&](uint64_t edges) {
       const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
@@ -216,16 +339,13 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
         count(edges);
       });
     } else {
+      marks->mark(label, lo, hi);
       source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-        // Every pass looks up both ends of every tuple at random in the labels (512 MB at SCALE 27): start the
-        // loads a batch ahead, as the degree pass does (SCALE 24, 5 passes: build 29.1 s against 32.7 s).
-        // Prefetching the cursors too measured slower (30.1 s against 28.0 s).
-        build_detail::for_each_labelled(edges, label, [&](size_t, Id a, Id b) {
-          if (a != b) scatter(a, b);  // labels are a permutation: a self-loop stays one
-        });
+        marks->for_each_touching(edges, label, scatter);  // only tuples with an end in the range look up labels
         count(edges.size());
       });
     }
+    scattered.finish();
     sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
     // Compact the range in place and append it; the cursors, spent, take the range's final offsets.
     uint64_t kept_total = 0;

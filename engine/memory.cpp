@@ -150,7 +150,7 @@ uint64_t tiered_search_bytes(uint64_t n, int id_bytes) {
 
 uint64_t tiered_build_state_bytes(uint64_t n, int id_bytes) {
   const uint64_t id = uint64_t(id_bytes);
-  return n * std::max(id + 8 + 1, 2 * id + 1);
+  return std::max(n * (id + 8 + 1) + (n + 63) / 64 * 8, n * (2 * id + 1));  // while scattering: + the range marks
 }
 
 uint64_t io_buffer_bytes(int threads, const IoOptions& io) { return uint64_t(threads) * io.depth * io.request_bytes; }
