@@ -171,9 +171,9 @@ struct DistGraph {
   VertexDeal part;
   uint64_t lo = 0, hi = 0;        // this rank's distributed ids
   std::vector<uint64_t> offsets;  // hi - lo + 1, into adj
-  NumaArray<Id> adj;          // distributed ids, highest degree first
+  NumaArray<Id> adj;              // distributed ids, highest degree first
   std::vector<uint64_t> raw_degree;  // local: non-self-loop tuples at v, duplicates counted (the nedge rule)
-  NumaArray<Id> labels;       // local: labels[v - lo] is v's input label (other ranks' by asking them)
+  NumaArray<Id> labels;           // local: labels[v - lo] is v's input label (other ranks' by asking them)
   std::vector<uint64_t> has_edge; // by input label, a bit per vertex of the graph: a non-self-loop tuple (the roots' rule)
 
   uint64_t local_count() const { return hi - lo; }
@@ -209,7 +209,7 @@ using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
 // rows are reused from storage.
 template <class Id, class Source>
 DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
-                         const DistProgress& progress = {}) {
+                             const DistProgress& progress = {}) {
   DistGraph<Id> g;
   const uint64_t n = share.source.spec().vertex_count();
   const int me = comm.rank(), ranks = comm.size();
@@ -330,7 +330,7 @@ void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<
 // gets where list i starts, counted from `base`. Returns the entries kept.
 template <class Id>
 uint64_t squish_rows(Id* rows, const uint64_t* raw, uint64_t count, const VertexDeal& part,
-                            uint64_t* offsets, uint64_t base) {
+                     uint64_t* offsets, uint64_t base) {
   sort_and_dedup_lists(rows, raw, count, part.n);
   uint64_t write = 0;
   for (uint64_t i = 0; i < count; ++i) {
@@ -373,7 +373,7 @@ void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& co
 // Kernel 1 across the ranks, every rank's rows in DRAM (collective). progress(phase, done, total) on every rank.
 template <class Id, class Source>
 DistGraph<Id> build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
-                           const DistProgress& progress = {}) {
+                               const DistProgress& progress = {}) {
   const double t0 = omp_get_wtime();
   LabelMap<Id> label;
   DistGraph<Id> g = order_vertices(share, comm, label, progress);

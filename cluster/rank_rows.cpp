@@ -105,8 +105,8 @@ uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int t
 }
 
 template <class Id>
-void RankRows<Id>::write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale, double build_seconds,
-                     bool pmem) {
+void RankRows<Id>::write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
+                         double build_seconds, bool pmem) {
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
   writer.reserve_part(0, g.entries());
   writer.append(0, g.adj.data(), g.entries());
@@ -115,7 +115,7 @@ void RankRows<Id>::write(const std::string& dir, const DistGraph<Id>& g, uint64_
 
 template <class Id>
 int RankRows<Id>::write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id>& spill, uint64_t rows_bytes,
-                         uint64_t graph_hash, int scale, double started, bool pmem) {
+                             uint64_t graph_hash, int scale, double started, bool pmem) {
   const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Id));
   std::vector<uint64_t> raw(local + 1, 0);
   for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
@@ -145,7 +145,7 @@ int RankRows<Id>::write_from(const std::string& dir, DistGraph<Id>& g, const Row
 
 template <class Id>
 RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget,
-                   int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax) {
+                       int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax) {
   const double t0 = omp_get_wtime();
   report_.dir = dir;
   files_ = CsrFiles::open(dir, graph_hash, scale);
@@ -178,12 +178,8 @@ RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_
                               "the I/O buffers",
                               k, human_bytes(double(need)), human_bytes(double(budget)),
                               human_bytes(double(budget - report_.io_buffer_bytes))));
-  } else if (budget > 0 && !k_for_budget(local_, budget - report_.io_buffer_bytes, hub_degree, k)) {
-    throw Error(fmt::format("--dram-budget {} cannot hold this rank's hubs' lists (--hub-degree {}): they need {} plus "
-                            "{} of I/O buffers",
-                            human_bytes(double(budget)), hub_degree,
-                            human_bytes(double(cache_entries(local_, 0, hub_degree) * sizeof(Id))),
-                            human_bytes(double(report_.io_buffer_bytes))));
+  } else if (budget > 0) {
+    k = k_for_budget_or_refuse(local_, budget, report_.io_buffer_bytes, hub_degree, "this rank's");
   }
   parts_ = Partitioning::with_bounds({0, n}, Topology::detect());
   if (dax) {  // every block checked in place, the prefixes copied out

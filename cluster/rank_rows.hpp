@@ -71,8 +71,8 @@ class RankRows {
  public:
   // Writes g's rows (offsets, entries and raw degrees) to dir, replacing nothing: a directory already there is
   // refused (the caller reuses or reports it).
-  static void write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale, double build_seconds,
-                    bool pmem);
+  static void write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
+                    double build_seconds, bool pmem);
   // The same from spilled raw rows, in passes over the spill that each hold at most `rows_bytes` of rows in DRAM
   // (a list longer than that is one pass of its own); fills g's offsets. Returns the passes.
   static int write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id>& spill, uint64_t rows_bytes,

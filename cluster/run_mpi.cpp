@@ -128,8 +128,8 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
 // rank's storage, then built in passes that each hold at most the rank's budget of rows in DRAM.
 template <class Id, class Source>
 DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg, uint64_t graph_hash,
-                           const Comm& comm, DistBuildReport& build, std::optional<RankRows<Id>>& rows,
-                           const DistProgress& progress) {
+                               const Comm& comm, DistBuildReport& build, std::optional<RankRows<Id>>& rows,
+                               const DistProgress& progress) {
   const double t0 = now();
   const bool dax = cfg.place.kind == Placement::kDax;
   const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
@@ -187,7 +187,8 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
 // Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
 template <class Id, class Source>
 DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
-                  const Comm& comm, const RunHooks& hooks, DistBuildReport& build, std::optional<RankRows<Id>>& rows) {
+                      const Comm& comm, const RunHooks& hooks, DistBuildReport& build,
+                      std::optional<RankRows<Id>>& rows) {
   comm.barrier();
   const double t0 = now();
   const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
@@ -272,8 +273,8 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
 // rank's disk and reads.
 template <class Id, class Source>
 void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, const DistBfs<Id>& bfs,
-              const std::optional<RankRows<Id>>& rows, const DistBuildReport& build, const SearchTotals& totals, int slots,
-              const Comm& comm) {
+              const std::optional<RankRows<Id>>& rows, const DistBuildReport& build, const SearchTotals& totals,
+              int slots, const Comm& comm) {
   r.validate_batch = cfg.validate ? std::min(slots, int(r.searches.size())) : 1;
   r.parts = 1;
   r.numa_nodes = 1;

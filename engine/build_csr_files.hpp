@@ -150,29 +150,11 @@ class RangeMarks {
       bits_[w] = word;
     }
   }
-  bool has(uint64_t u) const { return (bits_[u >> 6] >> (u & 63)) & 1; }
-  // fn(label[e.u], label[e.v]) for every edge e with an end marked, not a self-loop; the label loads of a batch's
-  // picks started together, as for_each_labelled does.
-  template <class Id, class Fn>
-  void for_each_touching(std::span<const Edge> edges, const NumaArray<Id>& label, Fn&& fn) const {
-    constexpr size_t kBatch = 64;
-    uint32_t pick[kBatch];
-    for (size_t i = 0; i < edges.size(); i += kBatch) {
-      const size_t nb = std::min(kBatch, edges.size() - i);
-      size_t k = 0;
-      for (size_t j = i; j < i + nb; ++j) {  // branch-free: which edges of the batch touch the range is random
-        pick[k] = uint32_t(j);
-        k += (has(edges[j].u) | has(edges[j].v)) & (edges[j].u != edges[j].v);
-      }
-      for (size_t q = 0; q < k; ++q) {
-        __builtin_prefetch(&label[edges[pick[q]].u]);
-        __builtin_prefetch(&label[edges[pick[q]].v]);
-      }
-      for (size_t q = 0; q < k; ++q) fn(label[edges[pick[q]].u], label[edges[pick[q]].v]);
-    }
-  }
+  // Whether a tuple has an end in the range (a self-loop is no entry of any list).
+  bool touches(const Edge& e) const { return (has(e.u) | has(e.v)) & (e.u != e.v); }
 
  private:
+  bool has(uint64_t u) const { return (bits_[u >> 6] >> (u & 63)) & 1; }
   uint64_t n_;
   std::vector<uint64_t> bits_;
 };
@@ -209,12 +191,13 @@ class RangeScatter {
     shift_ = 0;
     while (((hi - lo - 1) >> shift_) >= kBlocks) ++shift_;
     bin_of_.resize(((hi - lo - 1) >> shift_) + 1);
-    for (uint64_t b = 0; b < bin_of_.size(); ++b)
-      bin_of_[b] = uint8_t(std::min<uint64_t>(kBins - 1, (cursor[b << shift_] - base) * kBins / std::max<uint64_t>(entries, 1)));
+    for (uint64_t b = 0; b < bin_of_.size(); ++b) {
+      const uint64_t before = cursor[b << shift_] - base;  // the range's entries ahead of block b
+      bin_of_[b] = uint8_t(std::min<uint64_t>(kBins - 1, before * kBins / std::max<uint64_t>(entries, 1)));
+    }
   }
-  // Entry b for list a (a in the range), by the calling OpenMP thread.
-  void add(uint64_t a, Id b) {
-    const size_t t = size_t(omp_get_thread_num());
+  // Entry b for list a (a in the range), by OpenMP thread t.
+  void add(size_t t, uint64_t a, Id b) {
     const uint64_t row = a - lo_, bin = bin_of_[row >> shift_];
     Entry* staged = staged_[t].data() + bin * stage_;
     staged[full_[t][bin]++] = {Id(row), b};
@@ -324,9 +307,9 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     std::atomic<uint64_t> done{0};
     const std::string phase = fmt::format("pass {} of {} (vertices {}..{})", passes, ranges.size(), lo, hi);
     scattered.start(lo, hi, cursor.data(), buffer.data(), base, raw[hi] - raw[lo]);
-    auto scatter = [&](uint64_t a, uint64_t b) {
-      if (a >= lo && a < hi) scattered.add(a, Id(b));
-      if (b >= lo && b < hi) scattered.add(b, Id(a));
+    auto scatter = [&](size_t t, uint64_t a, uint64_t b) {  // t: the calling thread, asked once a block
+      if (a >= lo && a < hi) scattered.add(t, a, Id(b));
+      if (b >= lo && b < hi) scattered.add(t, b, Id(a));
     };
     auto count = [&](uint64_t edges) {
       const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
@@ -334,14 +317,18 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     };
     if (renumbered) {
       renumbered->for_each_block([&](uint64_t, const Id* pairs, uint64_t edges) {
+        const size_t t = size_t(omp_get_thread_num());
         for (uint64_t j = 0; j < edges; ++j)
-          if (pairs[2 * j] != pairs[2 * j + 1]) scatter(pairs[2 * j], pairs[2 * j + 1]);
+          if (pairs[2 * j] != pairs[2 * j + 1]) scatter(t, pairs[2 * j], pairs[2 * j + 1]);
         count(edges);
       });
     } else {
       marks->mark(label, lo, hi);
       source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-        marks->for_each_touching(edges, label, scatter);  // only tuples with an end in the range look up labels
+        const size_t t = size_t(omp_get_thread_num());
+        // Only tuples with an end in the range look up their labels.
+        build_detail::for_each_labelled_if(edges, label, [&](const Edge& e) { return marks->touches(e); },
+                                           [&](size_t, Id a, Id b) { scatter(t, a, b); });
         count(edges.size());
       });
     }

@@ -15,6 +15,7 @@
 #include "generators/edge_stream.hpp"
 #include "storage/csr_files.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace strata {
 
@@ -88,6 +89,21 @@ bool k_for_budget(const Csr<Id>& g, uint64_t bytes, uint64_t hub_degree, uint64_
   }
   k = lo;
   return true;
+}
+
+// The largest K whose cache fits in `budget` beside `io_buffers`; an Error naming the figures when the hubs'
+// lists alone do not fit (`whose` hubs: "the" for one process, "this rank's" under mpirun).
+template <class Id>
+uint64_t k_for_budget_or_refuse(const Csr<Id>& g, uint64_t budget, uint64_t io_buffers, uint64_t hub_degree,
+                                const char* whose) {
+  uint64_t k = 0;
+  if (!k_for_budget(g, budget - io_buffers, hub_degree, k))
+    throw Error(fmt::format("--dram-budget {} cannot hold {} hubs' lists (--hub-degree {}): they need {} plus {} of "
+                            "I/O buffers",
+                            human_bytes(double(budget)), whose, hub_degree,
+                            human_bytes(double(cache_entries(g, 0, hub_degree) * sizeof(Id))),
+                            human_bytes(double(io_buffers))));
+  return k;
 }
 
 // Reads the whole on-disk adjacency once, sequentially (O_DIRECT, 4 MiB requests, each checked against its

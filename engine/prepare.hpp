@@ -176,14 +176,7 @@ uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount
     return k;
   }
   if (spec.kind == Placement::kDax && spec.dram_budget == 0) return 0;  // DAX reads every list in place
-  uint64_t k = 0;
-  if (!k_for_budget(g, d.budget - d.io_buffers, spec.hub_degree, k))
-    throw Error(fmt::format("--dram-budget {} cannot hold the hubs' lists (--hub-degree {}): they need {} plus {} of "
-                            "I/O buffers",
-                            human_bytes(double(d.budget)), spec.hub_degree,
-                            human_bytes(double(cache_entries(g, 0, spec.hub_degree) * sizeof(Id))),
-                            human_bytes(double(d.io_buffers))));
-  return k;
+  return k_for_budget_or_refuse(g, d.budget, d.io_buffers, spec.hub_degree, "the");
 }
 
 // DAX: where each partition file is mapped.

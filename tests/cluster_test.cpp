@@ -237,7 +237,8 @@ TEST(VertexDeal, OwnerIsTheQuotientAtEveryIdWidth) {
       std::vector<uint64_t> ids;
       for (int r = 0; r < ranks; ++r) ids.insert(ids.end(), {deal.begin(r), deal.begin(r) + deal.span - 1});
       for (int k = 0; k < 1000; ++k) ids.push_back(random() % deal.ids());
-      for (const uint64_t id : ids) ASSERT_EQ(uint64_t(deal.owner(id)), id / deal.span) << scale << " " << ranks << " " << id;
+      for (const uint64_t id : ids)
+        ASSERT_EQ(uint64_t(deal.owner(id)), id / deal.span) << scale << " " << ranks << " " << id;
     }
 }
 
