@@ -230,15 +230,25 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
                                                              progress);
   if (reused) d.build_scratch = 0;
   const double built = now();
-  try {
+  const auto read_csr = [&](auto&& read) {  // what the stored CSR refuses says how to get a good one
+    try {
+      read();
+    } catch (const Error& e) {
+      throw prepare_detail::with_rebuild_hint(e, path);
+    }
+  };
+  read_csr([&] {
     out.files.emplace(CsrFiles::open(path, dir.header_hash(), dir.spec().scale));
     if (out.files->layout().parts() != spec.parts) throw Error(path + " has the wrong partition count");
     out.g = load_csr_meta<Id>(*out.files);
-    d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // exact
-    d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
-                             placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
-    const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
-    out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
+  });
+  // The budget's refusals are about the budget: the CSR is good and stays.
+  d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // exact
+  d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
+                           placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
+  const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
+  out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
+  read_csr([&] {
     if (dax) {
       prepare_detail::map_partitions(out, path, k, spec.hub_degree);
     } else {
@@ -246,10 +256,8 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
         if (progress) progress("kernel 1: loading the edge cache", done, total);
       });
     }
-    out.report.on_mem_edges = k;
-  } catch (const Error& e) {
-    throw prepare_detail::with_rebuild_hint(e, path);
-  }
+  });
+  out.report.on_mem_edges = k;
   const double loaded = now();
   // A reused CSR counts the build it took, so that construction_time always covers building the graph.
   const double build_time = reused ? out.files->layout().build_seconds : built - t0;

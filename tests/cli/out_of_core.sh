@@ -34,6 +34,12 @@ expect_error "unknown placement" "unknown --placement" "$strata" run --scale 10 
 expect_error "budget below I/O buffers" "is below the minimum" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 1M
 expect_error "malformed budget" "malformed --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 12Q
 expect_error "cache larger than the budget" "more than --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K --on-mem-edges 100000
+expect_error "hubs larger than the budget" "cannot hold the hubs' lists (--hub-degree 1)" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K --hub-degree 1
+for ask in "--hub-degree 1" "--on-mem-edges 100000"; do
+  # shellcheck disable=SC2086  # ask: a flag and its value
+  "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K $ask 2>"$tmp/ask.err"
+  expect "$ask over the budget: the good CSR is not to be removed" bash -c "! grep -q remove '$tmp/ask.err'"
+done
 expect_error "budget flags need out-of-core" "apply to --placement out-of-core and dax" "$strata" run --scale 10 --dram-budget 1G
 expect_error "bad request size" "multiple of 4K" "$strata" run --graph "$tmp/o12" --placement out-of-core --io-request 1000
 expect_error "failed read" "read failed: $tmp/o12/csr-p1/adj.0.bin at offset" "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 4K --debug-io-faults eio:30
