@@ -34,18 +34,23 @@ namespace {
 
 #if STRATA_WITH_MPI
 // Started by mpirun: the world's communicator, and whether every rank has agreed that its command line is
-// good (after that, an error on one rank ends them all; before, each rank stops on its own, in step).
+// good. Before that agreement a refusal is said as one process says it (by the lowest rank that refuses, without
+// its rank when that is rank 0); after it, an error on one rank ends them all, naming the rank (Comm::fail).
 const Comm* mpi_comm = nullptr;
 bool mpi_agreed = false;
-// The one agreement every rank makes once: returns the ranks that failed; sets mpi_agreed.
-uint64_t mpi_agree(bool failed, bool& root_failed) {
-  std::vector<uint64_t> v = {failed ? 1u : 0u, failed && mpi_comm->root() ? 1u : 0u};
-  mpi_comm->sum_in_place(std::span<uint64_t>(v));
+void mpi_agree(const std::string& error) {
+  mpi_comm->agree(error, /*name_rank=*/false);
   mpi_agreed = true;
-  root_failed = v[1] > 0;
-  return v[0];
 }
 #endif
+
+// This process's rank under mpirun; -1 otherwise.
+int mpi_rank() {
+#if STRATA_WITH_MPI
+  if (mpi_comm) return mpi_comm->rank();
+#endif
+  return -1;
+}
 
 // Flag checks with one-line messages (CLI11's own print the double range, 309 digits, and accept nan).
 const CLI::Validator kPositive(
@@ -215,17 +220,16 @@ std::string version_text() {
 
 #if STRATA_WITH_MPI
 // `mpirun -np P strata run`: every rank runs the distributed driver once all have accepted their command line;
-// from then on an error on any rank ends them all. nullopt: another rank refused its command line (and said why).
-std::optional<RunResult> run_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
+// from then on an error on any rank ends them all, in one agreed ending (Comm::fail).
+RunResult run_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
   check_mpi_config(cfg, comm.size());
-  bool root_failed = false;
-  if (mpi_agree(false, root_failed) > 0) return std::nullopt;
+  mpi_agree({});
   try {
     return run_graph500_mpi(cfg, hooks, comm);
   } catch (const std::bad_alloc&) {
-    abort_all_ranks("out of memory");
+    comm.fail("out of memory");
   } catch (const std::exception& e) {
-    abort_all_ranks(e.what());
+    comm.fail(e.what());
   }
 }
 #endif
@@ -247,7 +251,6 @@ int cmd_run(const RunConfig& cfg, const std::string& json_path) {
     if (mpi_comm) {
       prints = mpi_comm->root();
       result = run_mpi(cfg, hooks, *mpi_comm);
-      if (!result) return 1;
     } else
 #endif
       result = run_graph500(cfg, hooks);
@@ -343,7 +346,7 @@ int main_checked(int argc, char** argv) {
   run->add_flag("--interleave", cfg.place.memory.interleave,
                 "in-core: interleave pages (the adjacency over --mem-nodes, else the graph over every node)");
   std::string fault_plan;
-  run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails)")
+  run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails); under mpirun, rank:R for rank R alone")
       ->group("");
   run->add_option("--debug-corrupt-search", cfg.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
@@ -388,9 +391,11 @@ int main_checked(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
 #if STRATA_WITH_MPI
-    if (mpi_comm && !mpi_comm->root()) {  // every rank parses the same line: rank 0 says what is wrong
-      std::ostringstream quiet;
-      return app.exit(e, quiet, quiet);
+    if (mpi_comm) {  // a refusal is agreed by the ranks and said once (main_mpi); --help is rank 0's to print
+      std::ostringstream out, err;
+      if (app.exit(e, out, err) != 0) throw Error(e.what());
+      std::fputs(out.str().c_str(), stdout);
+      return 0;
     }
 #endif
     return app.exit(e);
@@ -460,18 +465,20 @@ int main_checked(int argc, char** argv) {
       (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);
-#if STRATA_WITH_MPI
-  const bool under_mpirun = mpi_comm != nullptr;
-#else
-  const bool under_mpirun = false;
-#endif
+  const bool under_mpirun = mpi_rank() >= 0;
   if (!cfg.rank_dir.empty() && !under_mpirun)
     throw Error("--rank-dir places each MPI rank's rows: it applies under mpirun (a single process keeps its on-disk "
                 "CSR in the graph directory)");
+  std::optional<uint64_t> fault_rank;  // the faults on this rank only (a one-rank failure under mpirun)
   for (const std::string& item : split_commas(fault_plan)) {
     if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
     else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");
+    else if (item.rfind("rank:", 0) == 0) fault_rank = parse_u64(item.substr(5), "--debug-io-faults");
     else throw Error("malformed --debug-io-faults '" + fault_plan + "'");
+  }
+  if (fault_rank && (!under_mpirun || *fault_rank != uint64_t(mpi_rank()))) {
+    io_faults().short_every = 0;
+    io_faults().error_at = 0;
   }
   if (numa != "auto") {
     const uint64_t k = parse_u64(numa, "--numa-nodes");
@@ -482,8 +489,9 @@ int main_checked(int argc, char** argv) {
 }
 
 #if STRATA_WITH_MPI
-// Under mpirun: MPI for the whole process; rank 0 alone prints (other ranks' stdout is discarded, their
-// errors still reach stderr). A rank that stops before the agreement tells the others there.
+// Under mpirun: MPI for the whole process; rank 0 alone prints (other ranks' stdout is discarded). Every way
+// out is agreed: a refusal of the command line (every rank checks its own), an error after it (Comm::fail),
+// or the run's end, where all ranks wait until rank 0 has printed and flushed, then exit with one status.
 int main_mpi(int argc, char** argv) {
   MpiSession session(argc, argv);
   const Comm comm;
@@ -498,14 +506,9 @@ int main_mpi(int argc, char** argv) {
   } catch (const std::exception& e) {
     error = e.what();
   }
-  if (mpi_agreed) {
-    if (!error.empty()) abort_all_ranks(error);
-    return rc;
-  }
-  bool root_failed = false;
-  mpi_agree(!error.empty() || rc != 0, root_failed);
-  if (!error.empty() && (comm.root() || !root_failed)) std::fprintf(stderr, "strata: error: %s\n", error.c_str());
-  return error.empty() ? rc : 1;
+  if (!mpi_agreed) mpi_agree(error);  // ends the run if any rank refused
+  else if (!error.empty()) comm.fail(error);
+  return comm.finish(rc);
 }
 #endif
 

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -21,16 +24,6 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 }
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
-void abort_all_ranks(const std::string& message) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::fprintf(stderr, "strata: error: rank %d of %d: %s\n", rank, size, message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::_Exit(1);
-}
-
 namespace {
 void check(int code, const char* what) {
   if (code == MPI_SUCCESS) return;
@@ -39,6 +32,25 @@ void check(int code, const char* what) {
   MPI_Error_string(code, text, &len);
   throw Error(fmt::format("MPI {} failed: {}", what, std::string(text, size_t(len))));
 }
+constexpr int kAlarmTag = 1;
+// How long the ending waits for every rank to join it. A rank deep in local work (a long build step) joins at its
+// next collective; one that died never does: then the failed rank says why itself and MPI_Abort ends the rest.
+constexpr double kEndingSeconds = 60;
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Waits for a collective of the ending (on the alarm communicator) until the deadline; false if it passed.
+bool wait_until(MPI_Request& request, double deadline) {
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    if (done) return true;
+    if (seconds_now() > deadline) return false;
+  }
+}
+
 int as_count(uint64_t n, const char* what) {
   if (n > uint64_t(INT_MAX)) throw Error(fmt::format("{}: {} items to one rank exceed MPI's int counts", what, n));
   return int(n);
@@ -52,34 +64,121 @@ Comm::Comm() {
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local), "Comm_split_type");
   MPI_Comm_size(local, &local_size_);
   MPI_Comm_free(&local);
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &alarm_), "Comm_dup");
+  MPI_Comm_set_errhandler(alarm_, MPI_ERRORS_RETURN);
 }
+Comm::~Comm() { MPI_Comm_free(&alarm_); }
 
-void Comm::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "Barrier"); }
-uint64_t Comm::sum(uint64_t x) const {
-  uint64_t r = 0;
-  check(MPI_Allreduce(&x, &r, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
-  return r;
-}
-uint64_t Comm::max(uint64_t x) const {
-  uint64_t r = 0;
-  check(MPI_Allreduce(&x, &r, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
-  return r;
-}
-double Comm::max(double x) const {
-  double r = 0;
-  check(MPI_Allreduce(&x, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
-  return r;
-}
-void Comm::sum_in_place(std::span<uint64_t> xs) const {
-  for (size_t at = 0; at < xs.size(); at += INT_MAX / 2) {  // large arrays in int-sized pieces
-    const int n = int(std::min<size_t>(INT_MAX / 2, xs.size() - at));
-    check(MPI_Allreduce(MPI_IN_PLACE, xs.data() + at, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
+void Comm::wait(MPI_Request& request, const char* what) const {
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done) return;
+    int alarm = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(MPI_ANY_SOURCE, kAlarmTag, alarm_, &alarm, &status), "Iprobe");
+    if (alarm) ending(INT_MAX, {}, true);  // another rank failed: this one did not
   }
 }
-void Comm::sum_in_place(std::span<uint32_t> xs) const {
-  for (size_t at = 0; at < xs.size(); at += INT_MAX / 2) {
-    const int n = int(std::min<size_t>(INT_MAX / 2, xs.size() - at));
-    check(MPI_Allreduce(MPI_IN_PLACE, xs.data() + at, n, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
+
+void Comm::fail(const std::string& message) const {
+  static int note = 0;  // the alarm carries nothing: the ending says who failed and why
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    MPI_Request request;  // a tiny message: sent eagerly, whether or not the rank ever receives it
+    if (MPI_Isend(&note, 1, MPI_INT, r, kAlarmTag, alarm_, &request) == MPI_SUCCESS) MPI_Request_free(&request);
+  }
+  ending(rank_, message, true);
+}
+
+void Comm::agree(const std::string& error, bool name_rank) const {
+  uint64_t failed = error.empty() ? UINT64_MAX : uint64_t(rank_);
+  MPI_Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD, &request), "Iallreduce");
+  wait(request, "Iallreduce");
+  if (failed == UINT64_MAX) return;
+  ending(error.empty() ? INT_MAX : rank_, error, name_rank || failed != 0);
+}
+
+int Comm::finish(int status) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  return int(max(uint64_t(status)));
+}
+
+// Every rank, whether it failed (failed_rank is its own) or learned of a failure (INT_MAX): agree on the lowest
+// failed rank, bring its message to rank 0, which prints it; flush; wait until all have; exit 1 together. On the
+// alarm communicator, so collectives left unfinished on the world do not mix with these.
+void Comm::ending(int failed_rank, const std::string& message, bool name_rank) const {
+  const double deadline = seconds_now() + kEndingSeconds + (failed_rank == rank_ ? 0 : 5);
+  int lowest = failed_rank;
+  MPI_Request request;
+  bool agreed = MPI_Iallreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, alarm_, &request) == MPI_SUCCESS &&
+                wait_until(request, deadline);
+  uint64_t length = message.size();
+  if (agreed && lowest != INT_MAX) {
+    agreed = MPI_Ibcast(&length, 1, MPI_UINT64_T, lowest, alarm_, &request) == MPI_SUCCESS &&
+             wait_until(request, deadline);
+  }
+  std::string text = rank_ == lowest ? message : std::string(length, '\0');
+  if (agreed && lowest != INT_MAX && length > 0) {
+    agreed = MPI_Ibcast(text.data(), as_count(length, "a message"), MPI_CHAR, lowest, alarm_, &request) == MPI_SUCCESS &&
+             wait_until(request, deadline);
+  }
+  const std::string who = fmt::format("rank {} of {}: ", agreed ? lowest : failed_rank, size_);
+  if (!agreed) {  // a rank never came: the failed rank says why itself, then MPI ends them all
+    if (failed_rank == rank_) std::fprintf(stderr, "strata: error: %s%s\n", who.c_str(), message.c_str());
+    else std::fprintf(stderr, "strata: error: rank %d of %d: a rank failed and not every rank joined the ending\n",
+                      rank_, size_);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::_Exit(1);
+  }
+  if (rank_ == 0) {
+    if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);  // a progress line drawn on the terminal
+    std::fprintf(stderr, "strata: error: %s%s\n", name_rank ? who.c_str() : "", text.c_str());
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (MPI_Ibarrier(alarm_, &request) != MPI_SUCCESS || !wait_until(request, deadline)) {
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::_Exit(1);
+  }
+  MPI_Finalize();  // collectives some ranks left unfinished are dropped with the world
+  std::_Exit(1);
+}
+
+void Comm::barrier() const {
+  MPI_Request request;
+  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "Ibarrier");
+  wait(request, "Ibarrier");
+}
+
+uint64_t Comm::sum(uint64_t x) const {
+  sum_in_place(std::span<uint64_t>(&x, 1));
+  return x;
+}
+uint64_t Comm::max(uint64_t x) const {
+  reduce_in_place(&x, 1, MPI_UINT64_T, MPI_MAX);
+  return x;
+}
+double Comm::max(double x) const {
+  reduce_in_place(&x, 1, MPI_DOUBLE, MPI_MAX);
+  return x;
+}
+void Comm::sum_in_place(std::span<uint64_t> xs) const { reduce_in_place(xs.data(), xs.size(), MPI_UINT64_T, MPI_SUM); }
+void Comm::sum_in_place(std::span<uint32_t> xs) const { reduce_in_place(xs.data(), xs.size(), MPI_UINT32_T, MPI_SUM); }
+
+void Comm::reduce_in_place(void* xs, size_t count, MPI_Datatype type, MPI_Op op) const {
+  int item = 0;
+  MPI_Type_size(type, &item);
+  for (size_t at = 0; at < count; at += INT_MAX / 2) {  // large arrays in int-sized pieces
+    const int n = int(std::min<size_t>(INT_MAX / 2, count - at));
+    MPI_Request request;
+    check(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(xs) + at * size_t(item), n, type, op, MPI_COMM_WORLD,
+                         &request),
+          "Iallreduce");
+    wait(request, "Iallreduce");
   }
 }
 
@@ -87,14 +186,19 @@ void Comm::exscan_in_place(std::span<uint64_t> xs) const {
   std::vector<uint64_t> mine(xs.begin(), xs.end());
   for (size_t at = 0; at < xs.size(); at += INT_MAX / 2) {
     const int n = int(std::min<size_t>(INT_MAX / 2, xs.size() - at));
-    check(MPI_Exscan(mine.data() + at, xs.data() + at, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "Exscan");
+    MPI_Request request;
+    check(MPI_Iexscan(mine.data() + at, xs.data() + at, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request), "Iexscan");
+    wait(request, "Iexscan");
   }
   if (rank_ == 0) std::fill(xs.begin(), xs.end(), 0);  // MPI leaves rank 0's result undefined
 }
 
 void Comm::exchange_counts(const std::vector<uint64_t>& counts, std::vector<uint64_t>& got) const {
   got.assign(size_, 0);
-  check(MPI_Alltoall(counts.data(), 1, MPI_UINT64_T, got.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD), "Alltoall");
+  MPI_Request request;
+  check(MPI_Ialltoall(counts.data(), 1, MPI_UINT64_T, got.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request),
+        "Ialltoall");
+  wait(request, "Ialltoall");
 }
 
 void Comm::alltoallv(const void* send, const std::vector<uint64_t>& counts, void* recv, const std::vector<uint64_t>& got,
@@ -113,9 +217,12 @@ void Comm::alltoallv(const void* send, const std::vector<uint64_t>& counts, void
     r_at += got[d];
     if (sent && d != rank_) *sent += counts[d] * item;
   }
-  const int code = MPI_Alltoallv(send, sc.data(), sd.data(), type, recv, rc.data(), rd.data(), type, MPI_COMM_WORLD);
+  MPI_Request request;
+  const int code =
+      MPI_Ialltoallv(send, sc.data(), sd.data(), type, recv, rc.data(), rd.data(), type, MPI_COMM_WORLD, &request);
+  if (code == MPI_SUCCESS) wait(request, "Ialltoallv");
   MPI_Type_free(&type);
-  check(code, "Alltoallv");
+  check(code, "Ialltoallv");
 }
 
 void Comm::allgather_words(uint64_t* words, const std::vector<uint64_t>& first, const std::vector<uint64_t>& count,
@@ -126,21 +233,28 @@ void Comm::allgather_words(uint64_t* words, const std::vector<uint64_t>& first, 
     displs[r] = as_count(first[r], "a bitmap gather's displacement");
   }
   if (sent) *sent += uint64_t(counts[rank_]) * sizeof(uint64_t) * uint64_t(size_ - 1);
-  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, words, counts.data(), displs.data(), MPI_UINT64_T,
-                       MPI_COMM_WORLD),
-        "Allgatherv");
+  MPI_Request request;
+  check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, words, counts.data(), displs.data(), MPI_UINT64_T,
+                        MPI_COMM_WORLD, &request),
+        "Iallgatherv");
+  wait(request, "Iallgatherv");
 }
 
 void Comm::allgather_bytes(const void* mine, uint64_t bytes, void* all) const {
   const int count = as_count(bytes, "a gather");
-  check(MPI_Allgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, MPI_COMM_WORLD), "Allgather");
+  MPI_Request request;
+  check(MPI_Iallgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, MPI_COMM_WORLD, &request), "Iallgather");
+  wait(request, "Iallgather");
 }
 
 std::string Comm::broadcast(const std::string& text, int from) const {
   uint64_t len = text.size();
-  check(MPI_Bcast(&len, 1, MPI_UINT64_T, from, MPI_COMM_WORLD), "Bcast");
+  MPI_Request request;
+  check(MPI_Ibcast(&len, 1, MPI_UINT64_T, from, MPI_COMM_WORLD, &request), "Ibcast");
+  wait(request, "Ibcast");
   std::string out = rank_ == from ? text : std::string(len, '\0');
-  check(MPI_Bcast(out.data(), as_count(len, "a broadcast"), MPI_CHAR, from, MPI_COMM_WORLD), "Bcast");
+  check(MPI_Ibcast(out.data(), as_count(len, "a broadcast"), MPI_CHAR, from, MPI_COMM_WORLD, &request), "Ibcast");
+  wait(request, "Ibcast");
   return out;
 }
 

@@ -1,10 +1,13 @@
 // The MPI communicator a distributed run talks through: rank and size, the session (MPI_Init/Finalize as an
 // RAII owner), typed all-to-all exchanges that count the bytes they send, bitmap gathers and reductions, and
-// the one way a rank's error ends the whole run (its message, naming the rank, then MPI_Abort).
+// the one way a run ends: every rank agrees on the outcome, rank 0 speaks, output is flushed, then all exit
+// with one status (MPI_Abort only for what cannot be agreed, such as a rank that died).
 #pragma once
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
+#include <new>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -24,13 +27,41 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-// Prints "strata: error: rank R of P: message" on stderr and ends every rank (MPI_Abort): a failure on one
-// rank must never leave the others waiting in a collective.
-[[noreturn]] void abort_all_ranks(const std::string& message);
-
+// How a run ends under mpirun. Every collective below waits while listening for an alarm: a rank that fails
+// on its own (an I/O error, a damaged file) sends one to every rank, so ranks waiting for it learn of it instead of
+// waiting forever. Then all ranks meet in the ending: the lowest failed rank's message is printed once, by rank
+// 0, as "strata: error: rank R of P: message"; stdout and stderr are flushed on every rank; all exit 1. The stack
+// of a rank that learns of the failure inside a collective is not unwound: that collective's buffers stay valid
+// while MPI may still write them.
 class Comm {
  public:
-  Comm();  // MPI_COMM_WORLD
+  Comm();  // MPI_COMM_WORLD, and a duplicate of it for the alarms and the ending
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  // This rank failed: tell every rank, meet them in the ending. Collective in effect, callable anywhere.
+  [[noreturn]] void fail(const std::string& message) const;
+  // Collective: every rank says whether it refuses to go on (`error` empty: it does not). If any does, the run
+  // ends with the lowest such rank's message, named "rank R of P: " unless `name_rank` is false and R is 0.
+  void agree(const std::string& error, bool name_rank = true) const;
+  // Collective: runs `step` on every rank; a rank whose step throws refuses (agree) with the exception's text.
+  template <class Step>
+  void all_or_none(Step&& step) const {
+    std::string error;
+    try {
+      step();
+    } catch (const std::bad_alloc&) {
+      error = "out of memory";
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    agree(error);
+  }
+  // Collective, the last call of a run that did not fail: flushes this rank's output, waits until every rank
+  // has, and returns the largest status any rank passed (so all ranks exit alike, after rank 0 has spoken).
+  int finish(int status) const;
+
   int rank() const { return rank_; }
   int size() const { return size_; }
   int ranks_on_this_node() const { return local_size_; }
@@ -115,11 +146,17 @@ class Comm {
     return t;
   }
   void exchange_counts(const std::vector<uint64_t>& counts, std::vector<uint64_t>& got) const;
+  void reduce_in_place(void* xs, size_t count, MPI_Datatype type, MPI_Op op) const;
   void allgather_bytes(const void* mine, uint64_t bytes, void* all) const;
   void alltoallv(const void* send, const std::vector<uint64_t>& counts, void* recv, const std::vector<uint64_t>& got,
                  size_t item, uint64_t* sent) const;
 
+  // Waits for a started collective; an alarm from a failed rank ends this rank there (see the class comment).
+  void wait(MPI_Request& request, const char* what) const;
+  [[noreturn]] void ending(int failed_rank, const std::string& message, bool name_rank) const;
+
   int rank_ = 0, size_ = 1, local_size_ = 1;
+  MPI_Comm alarm_ = MPI_COMM_NULL;
   mutable std::vector<uint64_t> received_counts_;
 };
 

@@ -137,7 +137,7 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
   // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
   const uint64_t share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
   const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : dax ? 0 : share_of_node;
-  check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads());
+  comm.all_or_none([&] { check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads()); });
   LabelMap<Id> label;
   DistGraph<Id> g = order_vertices(share, comm, label, progress);
   const bool have = path_exists(dir);
@@ -168,14 +168,16 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
     }
   }
   std::vector<Id>().swap(label.rank);  // kept when no rank rebuilt its rows
-  try {
-    rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.hub_degree,
-                 cfg.place.io, omp_get_max_threads(), dax);
-  } catch (const Error& e) {  // every refusal of stored rows says how to get good ones
-    const std::string why = e.what();
-    if (why.find("remove ") != std::string::npos || why.find("--dram-budget") != std::string::npos) throw;
-    throw Error(why + "; remove " + dir + " and run again to rebuild it");
-  }
+  comm.all_or_none([&] {  // a refusal on any rank (its budget, its damaged rows) ends them all, named
+    try {
+      rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.hub_degree,
+                   cfg.place.io, omp_get_max_threads(), dax);
+    } catch (const Error& e) {  // every refusal of stored rows says how to get good ones
+      const std::string why = e.what();
+      if (why.find("remove ") != std::string::npos || why.find("--dram-budget") != std::string::npos) throw;
+      throw Error(why + "; remove " + dir + " and run again to rebuild it");
+    }
+  });
   rows->report().reused = have;
   rows->report().write_seconds = written;
   rows->report().build_passes = passes;
@@ -331,7 +333,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
-  check_memory<Id>(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget);
+  comm.all_or_none([&] { check_memory<Id>(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget); });
   const TupleShare<Source> share(source, comm);
 
   comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked

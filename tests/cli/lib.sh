@@ -27,6 +27,23 @@ expect() {
 
 # skip "why": prints a clear skip line (for checks this machine cannot make).
 skip() { echo "skip: $*"; }
+# skip_all "why": the whole script cannot run here: said, and reported to ctest as skipped (SKIP_RETURN_CODE 77).
+skip_all() {
+  skip "$@"
+  exit 77
+}
+
+# need_mpi: the MPI scripts' precondition, mpirun and a strata built with Open MPI; sets up their environment.
+need_mpi() {
+  command -v mpirun >/dev/null 2>&1 || skip_all "mpirun not found (apt-get install openmpi-bin): the MPI tests need it"
+  "$strata" --version | grep -q "Open MPI" ||
+    skip_all "this strata was built without MPI (libopenmpi-dev missing when CMake ran)"
+  # Open MPI keeps some allocations until the process ends: leak checks belong to the single-process tests.
+  export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+  # After a non-zero exit, mpirun waits up to a second before it SIGKILLs ranks that have already ended (its
+  # odls_base_sigkill_timeout): nothing checked here depends on that wait.
+  export OMPI_MCA_odls_base_sigkill_timeout=0
+}
 
 # finish: the closing line ctest's log keeps, and the exit status.
 finish() {

@@ -5,18 +5,7 @@
 # naming the rank; unsupported options refused.
 source "$(dirname "$0")/lib.sh"
 P=$2
-if ! command -v mpirun >/dev/null 2>&1; then
-  skip "mpirun not found (apt-get install openmpi-bin): the MPI tests need it"
-  finish
-  exit
-fi
-if ! "$strata" --version | grep -q "Open MPI"; then
-  skip "this strata was built without MPI (libopenmpi-dev missing when CMake ran)"
-  finish
-  exit
-fi
-# Open MPI keeps some allocations until the process ends: leak checks belong to the single-process tests.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+need_mpi
 mpi() { timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$P" "$strata" "$@"; }
 
 # same_searches A.json B.json: the same roots, nedge and verdicts, in order.
