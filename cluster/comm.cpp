@@ -1,6 +1,7 @@
 #include "cluster/comm.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <unistd.h>
 
@@ -68,6 +69,8 @@ Comm::Comm() {
   MPI_Comm_set_errhandler(alarm_, MPI_ERRORS_RETURN);
 }
 Comm::~Comm() { MPI_Comm_free(&alarm_); }
+
+int Comm::cores_per_rank() const { return std::max(1, omp_get_num_procs() / local_size_); }
 
 void Comm::wait(MPI_Request& request, const char* what) const {
   for (;;) {

@@ -137,7 +137,8 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
   // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
   const uint64_t share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
   const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : dax ? 0 : share_of_node;
-  comm.all_or_none([&] { check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads()); });
+  uint64_t io_buffers = 0;
+  comm.all_or_none([&] { io_buffers = check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads()); });
   LabelMap<Id> label;
   DistGraph<Id> g = order_vertices(share, comm, label, progress);
   const bool have = path_exists(dir);
@@ -162,7 +163,10 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
       spill->finish();
       build.raw_entries = raw_entries;
       const double w0 = now();
-      const uint64_t rows_bytes = (budget > 0 ? budget : share_of_node) - std::min<uint64_t>(budget, 2 << 20);
+      // A pass's rows: the budget less the I/O buffers and the spill's read block, at least 1 MiB (a dax budget
+      // of a few MiB built its rows one list a pass: hours for SCALE 17).
+      const uint64_t rows_bytes = budget == 0 ? share_of_node
+                                              : std::max<uint64_t>(budget - io_buffers, 2 << 20) - (1 << 20);
       passes = RankRows<Id>::write_from(dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, dax);
       written = now() - w0;
     }
@@ -365,7 +369,7 @@ void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, cons
 
 RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
   check_mpi_config(cfg, comm.size());
-  if (cfg.threads > 0) omp_set_num_threads(cfg.threads);
+  omp_set_num_threads(cfg.threads > 0 ? cfg.threads : comm.cores_per_rank());
   RunResult r;
   r.graph_dir = cfg.graph_dir;
   r.threads = omp_get_max_threads();

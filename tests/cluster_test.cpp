@@ -2,6 +2,7 @@
 // search's tree matches a single-process search's levels, and the distributed validator catches every kind of
 // planted error, planted in one rank's part of a correct result.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -255,6 +256,7 @@ int main(int argc, char** argv) {
   strata::MpiSession session(argc, argv);
   const strata::Comm comm;
   strata::world = &comm;
+  omp_set_num_threads(comm.cores_per_rank());
   if (!comm.root()) delete ::testing::UnitTest::GetInstance()->listeners().Release(
       ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
   const int failed = RUN_ALL_TESTS() != 0;

@@ -43,6 +43,10 @@ need_mpi() {
   # After a non-zero exit, mpirun waits up to a second before it SIGKILLs ranks that have already ended (its
   # odls_base_sigkill_timeout): nothing checked here depends on that wait.
   export OMPI_MCA_odls_base_sigkill_timeout=0
+  # mpirun keeps its session under TMPDIR/ompi.<host>.<uid>, which mpiruns started at once race to create and
+  # remove ("A call to mkdir was unable to create the desired directory ... File exists"): one base a script.
+  export OMPI_MCA_orte_tmpdir_base=$tmp/ompi
+  mkdir -p "$OMPI_MCA_orte_tmpdir_base"
 }
 
 # finish: the closing line ctest's log keeps, and the exit status.

@@ -7,7 +7,8 @@
 source "$(dirname "$0")/lib.sh"
 need_mpi
 RUNS=${STRATA_ENDING_RUNS:-12}
-mpi() { timeout 60 mpirun --allow-run-as-root --oversubscribe "$@"; }
+# Each run its own session directory: runs started together race on a shared one (see need_mpi).
+mpi() { OMPI_MCA_orte_tmpdir_base=$(mktemp -d -p "$tmp") timeout 60 mpirun --allow-run-as-root --oversubscribe "$@"; }
 
 # lines RUN: what a person reads of a run: strata's own lines, stdout's then stderr's (mpirun forwards the two
 # streams apart), offsets and lengths of a failed read masked (io_uring completes in any order), mpirun's banner
@@ -31,7 +32,8 @@ repeat() {
   for ((i = 0; i < RUNS; i++)); do
     if [[ $(cat "$tmp/$name.$i.rc") != 1 ]] || ! lines "$tmp/$name.$i" | cmp -s - "$tmp/$name.want"; then
       ((odd++))
-      echo "run $i of $name: exit $(cat "$tmp/$name.$i.rc"), lines:"; lines "$tmp/$name.$i" | sed 's/^/  /'
+      echo "run $i of $name: exit $(cat "$tmp/$name.$i.rc"), stdout and stderr:"
+      cat "$tmp/$name.$i.out" "$tmp/$name.$i.err" | head -20 | sed 's/^/  /'
     fi
   done
   expect "$name: $RUNS runs, each exit 1 with the same lines ($odd differ)" test "$odd" -eq 0
