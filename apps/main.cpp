@@ -298,7 +298,8 @@ int main_checked(int argc, char** argv) {
   graph_opt->excludes(run->get_option("--edgefactor"));
   graph_opt->excludes(run->get_option("--seed"));
   run->add_option("--roots", cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  run->add_option("--threads,-t", cfg.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")->check(CLI::Range(1, 4096));
+  run->add_option("--threads,-t", cfg.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")
+      ->check(CLI::Range(1, 4096));
   run->add_option("--alpha", cfg.bfs.alpha, "top-down to bottom-up when frontier edges > unexplored edges / alpha")
       ->capture_default_str()->check(kPositive);
   run->add_option("--beta", cfg.bfs.beta, "bottom-up to top-down when the frontier < vertices / beta")
@@ -364,7 +365,7 @@ int main_checked(int argc, char** argv) {
   compare->add_option("--placements", cmp_placements, "comma-separated: in-core, out-of-core, dax")->capture_default_str();
   compare->add_option("--dram-budget", cmp_budget, "the out-of-core run's budget (default: half of what is free)");
   compare->add_option("--roots", cmp.run.roots, "BFS roots per placement")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  compare->add_option("--threads,-t", cmp.run.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")->check(CLI::Range(1, 4096));
+  compare->add_option("--threads,-t", cmp.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   compare->add_option("--json", cmp.json_path, "write every placement's full results here");
   compare->add_option("--plot", cmp.plot_path, "write a bar chart of TEPS by placement (PNG, needs gnuplot)");
 
@@ -378,7 +379,7 @@ int main_checked(int argc, char** argv) {
   tune_cmd->add_option("--steps", tune.steps, "budget fractions to try besides K = 0, 1, 2, 4, 8, 16")
       ->capture_default_str()->check(CLI::Range(1, 64));
   tune_cmd->add_option("--roots", tune.run.roots, "BFS roots per point")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  tune_cmd->add_option("--threads,-t", tune.run.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")->check(CLI::Range(1, 4096));
+  tune_cmd->add_option("--threads,-t", tune.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   tune_cmd->add_option("--csv", tune.csv_path, "also write the CSV here");
   tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
   tune_cmd->add_option("--debug-id-bytes", tune.run.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")

@@ -23,7 +23,7 @@ std::string format_block(const std::vector<std::pair<std::string, double>>& stat
   return out;
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& j) { write_file_atomically(path, j.dump(2) + "\n"); }
+void write_json_file(const std::string& path, const nlohmann::json& j) { write_output_file(path, j.dump(2) + "\n"); }
 
 namespace {
 

@@ -121,7 +121,7 @@ int run_tune(const TuneConfig& cfg) {
     csv += fmt::format("{},{},{:.6g},{},{},{},{}\n", p.cache_bytes, p.k, p.teps, p.bytes_read, p.peak, p.dram_bytes,
                        p.valid ? "yes" : "no");
   std::fputs(csv.c_str(), stdout);
-  if (!cfg.csv_path.empty()) write_file_atomically(cfg.csv_path, csv);
+  if (!cfg.csv_path.empty()) write_output_file(cfg.csv_path, csv);
 
   const Point& best = *std::max_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.teps < b.teps; });
   const Point& pick = *std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.teps >= 0.95 * best.teps; });

@@ -36,11 +36,15 @@ void sync_directory(const std::string& path);
 bool path_exists(const std::string& path);
 uint64_t free_bytes_at(const std::string& dir);
 
-// Checks, before any work, that `path` (given with `flag`, e.g. "--json") can be written: not a directory,
-// in an existing directory where a file can be created. Throws an Error naming the user's path and cause.
+// Checks, before any work, that `path` (given with `flag`, e.g. "--json") can be written: not a directory; a
+// regular file (or a link to one) in an existing directory where a file can be created, or a device or FIFO
+// that can be opened for writing. Throws an Error naming the user's path and cause.
 void check_output_file(const std::string& path, const std::string& flag);
-// Writes text to path through a temporary file beside it and a rename, so a reader never sees half a file;
-// a failure (a full disk) removes the temporary file and names the user's path.
-void write_file_atomically(const std::string& path, const std::string& text);
+// Writes a result the user named (--json, --csv, --plot). A regular file, new or old, is written through a
+// temporary file beside it and a rename, so a reader never sees half a file; through a symbolic link, that file is
+// the link's target (the link stays). /dev/stdout, /dev/stderr and /dev/fd/N are written on this process's own
+// descriptor (in order with what it prints); another device or a FIFO is written in place, never replaced. A
+// failure (a full disk) removes the temporary file and names the user's path.
+void write_output_file(const std::string& path, const std::string& text);
 
 }  // namespace strata

@@ -100,4 +100,37 @@ expect_error "a damaged parts field reads as damage, and says how to rebuild" \
 printf 'x' >>"$tmp/g/edges.bin"
 expect_error "one byte, singular" "has 1 byte of trailing data" "$strata" info "$tmp/g"
 
+# Output paths that are not plain files are written, never replaced: a link's target (the link stays), a FIFO
+# in place, this process's own descriptor in order with its output, a full device refused by name.
+"$strata" generate --scale 8 --out "$tmp/o" 2>/dev/null
+echo old >"$tmp/target.json" && ln -s target.json "$tmp/link.json"
+"$strata" run --graph "$tmp/o" --roots 2 --json "$tmp/link.json" >/dev/null 2>&1
+expect "--json through a link: exit 0" test $? -eq 0
+expect "--json through a link: the link stays a link" test -L "$tmp/link.json"
+expect "--json through a link: its target holds the JSON" python3 -c "import json; json.load(open('$tmp/target.json'))"
+ln -s "$tmp/new/deeper.json" "$tmp/dangling.json" && mkdir "$tmp/new"
+"$strata" run --graph "$tmp/o" --roots 2 --json "$tmp/dangling.json" >/dev/null 2>&1
+expect "--json through a link to a new file: it is created, the link stays"   bash -c "test -L '$tmp/dangling.json' && test -s '$tmp/new/deeper.json'"
+mkfifo "$tmp/out.fifo"
+timeout 60 cat "$tmp/out.fifo" >"$tmp/fifo.json" &
+reader=$!
+timeout 60 "$strata" run --graph "$tmp/o" --roots 2 --json "$tmp/out.fifo" >/dev/null 2>&1
+expect "--json to a FIFO: exit 0" test $? -eq 0
+wait $reader
+expect "--json to a FIFO: still a FIFO" test -p "$tmp/out.fifo"
+expect "--json to a FIFO: the reader got the JSON" python3 -c "import json; json.load(open('$tmp/fifo.json'))"
+"$strata" run --graph "$tmp/o" --roots 2 --json /dev/fd/1 >"$tmp/stdout.txt" 2>/dev/null
+expect "--json /dev/fd/1: exit 0" test $? -eq 0
+expect "--json /dev/fd/1: the JSON, then the block, on stdout" python3 -c "
+text = open('$tmp/stdout.txt').read(); import json
+obj, end = json.JSONDecoder().raw_decode(text); assert obj['scale'] == 8 and 'SCALE:' in text[end:], text[:200]"
+ln -s /dev/full "$tmp/full"
+expect_error "--json to a full device: refused by name" "cannot write $tmp/full: No space left on device" \
+  "$strata" run --graph "$tmp/o" --roots 2 --json "$tmp/full"
+expect "--json to a full device: the link and the device stay" bash -c "test -L '$tmp/full' && test -c /dev/full"
+echo old >"$tmp/target.csv" && ln -s target.csv "$tmp/link.csv"
+"$strata" tune --graph "$tmp/o" --roots 2 --dram-budget 64M --steps 2 --csv "$tmp/link.csv" >/dev/null 2>&1
+expect "tune --csv through a link: the link stays, its target holds the table" \
+  bash -c "test -L '$tmp/link.csv' && grep -q , '$tmp/target.csv'"
+
 finish
