@@ -21,6 +21,7 @@
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
 #include "engine/topology.hpp"
+#include "storage/atomic_dir.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
 
@@ -123,6 +124,41 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   return all;
 }
 
+// Every rank's build lock on its rows (DIR/mpi-p<P>/.rank-<r>.lock), so a second run started while a first one
+// builds the rows waits, then reuses them, as one process does with its CSR. All ranks or none: a run holding
+// some ranks' locks while another run holds the rest would wait forever, so both let go and try again. Where
+// the rows exist and their directory cannot be written (a read-only copy), nothing can build them: no lock.
+// Also clears what a killed build left (rank-<r>.tmp-<pid> of a dead process).
+DirLock lock_rows(const std::string& dir, const Comm& comm, const DistProgress& progress) {
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  const std::string lock_path = (parent / ("." + std::filesystem::path(dir).filename().string() + ".lock")).string();
+  for (int attempt = 0;; ++attempt) {
+    DirLock lock;
+    bool got = false;
+    comm.all_or_none([&] {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec && path_exists(dir)) return (void)(got = true);  // stored rows on a read-only file system
+      if (ec)
+        throw Error(fmt::format("cannot keep this rank's rows in {}: {} (--rank-dir names a writable directory "
+                                "for them)", parent.string(), ec.message()));
+      try {
+        got = DirLock::try_file(lock_path, lock);
+      } catch (const Error&) {
+        if (!path_exists(dir)) throw;
+        got = true;
+      }
+    });
+    if (comm.sum(got ? 0 : 1) == 0) {
+      if (lock.held()) remove_unfinished_builds(dir);
+      return lock;
+    }
+    if (attempt == 0 && progress) progress("waiting for another run building these rows", 0, 1);
+    lock = DirLock();
+    ::usleep(useconds_t(50000 + (::getpid() % 97) * 2000));  // apart from the other run's retries
+  }
+}
+
 // Tiered kernel 1: the vertex order, then each rank's rows from its directory, built where any rank lacks them
 // (every rank takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the
 // rank's storage, then built in passes that each hold at most the rank's budget of rows in DRAM.
@@ -141,6 +177,7 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
   comm.all_or_none([&] { io_buffers = check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads()); });
   LabelMap<Id> label;
   DistGraph<Id> g = order_vertices(share, comm, label, progress);
+  const DirLock lock = lock_rows(dir, comm, progress);  // held until the rows are loaded
   const bool have = path_exists(dir);
   double written = 0;
   int passes = 0;
@@ -148,11 +185,7 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
     uint64_t raw_entries = 0;
     for (uint64_t d : g.raw_degree) raw_entries += d;
     std::optional<RowSpill<Id>> spill;
-    if (!have) {
-      std::error_code ec;
-      std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
-      spill.emplace(std::filesystem::path(dir).parent_path().string(), raw_entries);
-    }
+    if (!have) spill.emplace(std::filesystem::path(dir).parent_path().string(), raw_entries);
     const Id ranks = Id(comm.size());
     scatter_tuples(share, comm, label, build, progress, [&](std::vector<IdPair<Id>>&& got) {
       if (!spill) return;

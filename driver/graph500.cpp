@@ -218,7 +218,10 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   const uint64_t room = (budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2) +
                         2 * n * sizeof(Id);
   const uint64_t lent = room + pg.dram.edge_cache;
-  const uint64_t disk = free_bytes_at(pg.report.csr_dir) / 10 * 9;  // a tenth left for the rest of the machine
+  // A tenth left for the rest of the machine; none where the scratch cannot be created (a read-only mount,
+  // another user's directory): then auto takes the tuples, and an explicit csr is refused before any search.
+  const int unwritable = ::access(pg.report.csr_dir.c_str(), W_OK) == 0 ? 0 : errno;
+  const uint64_t disk = unwritable ? 0 : free_bytes_at(pg.report.csr_dir) / 10 * 9;
   CsrPassPlan plan;
   auto take = [&](int slots, bool lend) {
     plan.slots = slots;
@@ -233,6 +236,9 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its levels; the "
                               "budget's slack, the idle parent arrays and the edge cache give {} (lower it)",
                               slots, human_bytes(double(need)), human_bytes(double(lent))));
+    if (unwritable)
+      throw Error(errno_message(fmt::format("--validate-against csr keeps its scratch in {}, which cannot be written "
+                                            "(use --validate-against tuples)", pg.report.csr_dir), unwritable));
     if (spill > disk)
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of scratch space in {}; {} free "
                               "(lower it)",
@@ -246,7 +252,9 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   const bool lend = kept == 0 || (with_cache > 0 && 1.5 * passes(with_cache) - 0.5 < double(passes(kept)));
   take(lend ? with_cache : kept, lend);
   if (plan.slots == 0)
-    plan.why_not = V::spill_bytes(n, 1) > disk
+    plan.why_not = unwritable ? errno_message(fmt::format("scratch space in {}, which cannot be written",
+                                                          pg.report.csr_dir), unwritable)
+                   : V::spill_bytes(n, 1) > disk
                        ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
                                      pg.report.csr_dir, human_bytes(double(disk)))
                        : fmt::format("{} of DRAM for one search's levels, {} with the edge cache lent",

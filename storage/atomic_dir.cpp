@@ -119,6 +119,18 @@ DirLock DirLock::wait_file(const std::string& path) {
   return l;
 }
 
+bool DirLock::try_file(const std::string& path, DirLock& out) {
+  DirLock l;
+  l.fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (l.fd_ < 0) throw Error(errno_message("cannot create the lock file " + path, errno));
+  if (::flock(l.fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return false;
+    throw Error(errno_message("cannot lock " + path, errno));
+  }
+  out = std::move(l);
+  return true;
+}
+
 AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string& marker_file)
     : target_(fs::path(target).lexically_normal().string()), replace_(replace) {
   if (!target_.empty() && target_.back() == '/') target_.pop_back();

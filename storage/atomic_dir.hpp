@@ -26,6 +26,9 @@ class DirLock {
   static bool try_lock(const std::string& path, Mode mode, DirLock& out);
   // Locks a file (for example the graph header, as the CSR build lock), waiting for other holders.
   static DirLock wait_file(const std::string& path);
+  // Locks a lock file exclusively without waiting, creating it if missing; false if another process holds it.
+  // Throws an Error naming the path where it cannot be opened or created (a read-only file system).
+  static bool try_file(const std::string& path, DirLock& out);
   bool held() const { return fd_ >= 0; }
   dev_t dev() const { return dev_; }
   ino_t ino() const { return ino_; }

@@ -5,8 +5,12 @@
 #include <sys/mman.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +37,68 @@ bool file_is_pmem(int fd) {
   struct statx stx;
   if (::statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) != 0) return false;
   return (stx.stx_attributes_mask & kStatxAttrDax) && (stx.stx_attributes & kStatxAttrDax);
+}
+}  // namespace
+
+namespace {
+// The read mappings a SIGBUS may come from: a file truncated (or shrunk) by someone else while it is mapped turns
+// a load past its new end into SIGBUS. The handler names the file and ends the process with status 1 (a
+// message, not a crash); a fault anywhere else is re-raised as before. Slots are claimed and freed with atomics:
+// the handler reads them without locks.
+struct GuardedRange {
+  std::atomic<uintptr_t> begin{0}, end{0};
+  char path[480] = {};
+};
+constexpr int kGuardSlots = 256;
+GuardedRange guarded[kGuardSlots];
+
+void write_stderr(const char* text) {
+  for (size_t len = std::strlen(text); len > 0;) {
+    const ssize_t n = ::write(STDERR_FILENO, text, len);
+    if (n <= 0) return;
+    text += n;
+    len -= size_t(n);
+  }
+}
+
+void on_sigbus(int sig, siginfo_t* info, void*) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (const GuardedRange& g : guarded) {
+    if (at < g.begin.load(std::memory_order_acquire) || at >= g.end.load(std::memory_order_acquire)) continue;
+    write_stderr("strata: error: ");
+    write_stderr(g.path);
+    write_stderr(" shrank while it was mapped (truncated or rewritten under the run): the mapped adjacency is "
+                 "gone; run again once nothing else writes it\n");
+    ::_exit(1);
+  }
+  ::signal(sig, SIG_DFL);  // not ours: the default action, as without the guard
+  ::raise(sig);
+}
+
+int guard_range(const void* addr, uint64_t len, const std::string& path) {
+  static const bool installed = [] {
+    struct sigaction sa = {};
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    return ::sigaction(SIGBUS, &sa, nullptr) == 0;
+  }();
+  if (!installed) return -1;
+  for (int i = 0; i < kGuardSlots; ++i) {
+    uintptr_t expected = 0;
+    if (!guarded[i].begin.compare_exchange_strong(expected, 1)) continue;  // claimed; 1 matches no mapping
+    std::snprintf(guarded[i].path, sizeof(guarded[i].path), "%s", path.c_str());
+    guarded[i].end.store(reinterpret_cast<uintptr_t>(addr) + len, std::memory_order_release);
+    guarded[i].begin.store(reinterpret_cast<uintptr_t>(addr), std::memory_order_release);
+    return i;
+  }
+  return -1;  // more mappings than slots: the rest stay unguarded
+}
+
+void unguard_range(int slot) {
+  if (slot < 0) return;
+  guarded[slot].end.store(0, std::memory_order_release);
+  guarded[slot].begin.store(0, std::memory_order_release);
 }
 }  // namespace
 
@@ -67,6 +133,7 @@ PmemMapping PmemMapping::open_read(const std::string& path) {
     throw Error(errno_message("cannot map " + path, err));
   }
   m.addr_ = p;
+  m.guard_ = guard_range(p, len, path);
   if (!m.is_pmem_) ::madvise(p, len, MADV_HUGEPAGE);
   return m;
 }
@@ -85,8 +152,8 @@ PmemMapping PmemMapping::create(const std::string& path, uint64_t bytes) {
 }
 
 PmemMapping::PmemMapping(PmemMapping&& o) noexcept
-    : addr_(std::exchange(o.addr_, nullptr)), bytes_(o.bytes_), mapped_(o.mapped_), is_pmem_(o.is_pmem_), own_mapping_(o.own_mapping_),
-      path_(std::move(o.path_)) {}
+    : addr_(std::exchange(o.addr_, nullptr)), bytes_(o.bytes_), mapped_(o.mapped_), guard_(std::exchange(o.guard_, -1)),
+      is_pmem_(o.is_pmem_), own_mapping_(o.own_mapping_), path_(std::move(o.path_)) {}
 
 PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
   if (this != &o) {
@@ -94,6 +161,7 @@ PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
     addr_ = std::exchange(o.addr_, nullptr);
     bytes_ = o.bytes_;
     mapped_ = o.mapped_;
+    guard_ = std::exchange(o.guard_, -1);
     is_pmem_ = o.is_pmem_;
     own_mapping_ = o.own_mapping_;
     path_ = std::move(o.path_);
@@ -104,6 +172,7 @@ PmemMapping& PmemMapping::operator=(PmemMapping&& o) noexcept {
 PmemMapping::~PmemMapping() { unmap(); }
 
 void PmemMapping::unmap() {
+  unguard_range(std::exchange(guard_, -1));
   if (addr_) {
     if (own_mapping_) ::munmap(addr_, mapped_);
     else pmem_unmap(addr_, bytes_);

@@ -11,7 +11,9 @@ class PmemMapping {
  public:
   PmemMapping() = default;
   // Maps an existing file whole, read-only (writes to it fault; the file is opened read-only, so read-only
-  // files and mounts work): the search reads in place, never writes. is_pmem: the file is on a DAX
+  // files and mounts work): the search reads in place, never writes. If the file shrinks while mapped (another
+  // process truncates it), a read past its new end ends the process with a message naming the file (SIGBUS
+  // handled), not a crash; nothing is added to the reads themselves. is_pmem: the file is on a DAX
   // filesystem (or PMEM_IS_PMEM_FORCE=1); elsewhere the mapping is page cache and can use huge pages.
   static PmemMapping open_read(const std::string& path);
   // Creates (or replaces) a file of `bytes` and maps it for writing.
@@ -34,6 +36,7 @@ class PmemMapping {
   void* addr_ = nullptr;
   uint64_t bytes_ = 0;
   uint64_t mapped_ = 0;       // own mappings: the length mapped (at least one byte, for empty files)
+  int guard_ = -1;            // read mappings: the SIGBUS guard's slot (a file truncated under the run)
   bool is_pmem_ = false;
   bool own_mapping_ = false;  // mapped with mmap (not pmem), unmapped with munmap
   std::string path_;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <tuple>
@@ -66,6 +67,29 @@ TEST(Dax, ForcedPmemMappingIsReportedAsPmem) {
   const PmemMapping r = PmemMapping::open_read(tmp / "f");
   EXPECT_EQ(r.size(), 8192u);
   EXPECT_STREQ(r.data() + 4096, "persisted");
+}
+
+// A mapped file truncated by another process under the run: the next read past its new end ends the process
+// with a message naming the file (status 1), not SIGBUS; a fault outside any mapping still crashes.
+TEST(DaxDeathTest, AFileTruncatedUnderTheMappingIsNamedNotACrash) {
+  TempDir tmp;
+  PmemMapping w = PmemMapping::create(tmp / "adj", 1 << 20);
+  w.unmap();
+  EXPECT_EXIT(
+      {
+        const PmemMapping r = PmemMapping::open_read(tmp / "adj");
+        if (::truncate((tmp / "adj").c_str(), 4096) != 0) std::_Exit(3);
+        volatile char c = r.data()[512 << 10];  // past the new end
+        (void)c;
+        std::_Exit(0);
+      },
+      testing::ExitedWithCode(1), "adj shrank while it was mapped");
+  EXPECT_EXIT(
+      {
+        const PmemMapping r = PmemMapping::open_read(tmp / "adj");
+        std::raise(SIGBUS);  // not from a guarded mapping: the default action
+      },
+      testing::KilledBySignal(SIGBUS), "");
 }
 
 TEST(Dax, InPlaceSearchesEqualInCoreForEveryCacheSize) {

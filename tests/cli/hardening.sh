@@ -78,8 +78,23 @@ as_other=()
 if "${as_other[@]}" "$strata" --version >/dev/null 2>&1; then
   "${as_other[@]}" "$strata" run --graph "$tmp/g" --roots 2 --placement dax >"$tmp/ro.txt" 2>"$tmp/ro.err"
   expect "dax on read-only files: $(head -c 200 "$tmp/ro.err")" grep -q '^summary: SCALE 10, dax, 2 of 2 searches validated' "$tmp/ro.txt"
+  # Out-of-core on a built CSR it cannot write beside: auto validation takes the tuples (the on-disk CSR's pass
+  # would need scratch there); an explicit csr is refused before any search, naming the flag to use.
+  "$strata" generate --scale 16 --out "$tmp/ro" 2>/dev/null
+  "$strata" run --graph "$tmp/ro" --roots 1 --placement out-of-core --dram-budget 20M >/dev/null 2>&1
+  chmod -R a-w "$tmp/ro"
+  "${as_other[@]}" "$strata" run --graph "$tmp/ro" --roots 16 --placement out-of-core --dram-budget 20M \
+    >"$tmp/ro.txt" 2>"$tmp/ro.err"
+  expect "read-only CSR, auto: against the tuples ($(head -c 200 "$tmp/ro.err"))" \
+    grep -q '^summary: SCALE 16, out-of-core, 16 of 16 searches validated' "$tmp/ro.txt"
+  expect_error "read-only CSR, --validate-against csr: refused, the way out named" \
+    "which cannot be written: Permission denied (use --validate-against tuples)" \
+    "${as_other[@]}" "$strata" run --graph "$tmp/ro" --roots 16 --placement out-of-core --dram-budget 20M --validate-against csr
+  "${as_other[@]}" "$strata" tune --graph "$tmp/ro" --roots 4 --dram-budget 20M --steps 1 >/dev/null 2>"$tmp/ro.err"
+  expect "read-only CSR: tune runs ($(head -c 200 "$tmp/ro.err"))" test $? -eq 0
+  chmod -R u+w "$tmp/ro"
 else
-  skip "cannot run strata as another user here (read-only DAX not checked)"
+  skip "cannot run strata as another user here (read-only DAX and CSR not checked)"
 fi
 chmod -R u+w "$tmp/g"
 

@@ -101,6 +101,31 @@ mpi $P run --graph "$tmp/g" --roots 2 --threads 1 --placement out-of-core --dram
 expect "a budget below the I/O buffers: refused once" \
   test "$(grep -c "dram-budget 1.0 MiB is below this rank's I/O buffers" "$tmp/small.err")" -eq 1
 
+# Two first runs at once on one graph (real concurrent mpiruns, each its own session directory): one builds
+# every rank's rows while the other waits, then reuses them; both give the single-process searches, nothing is
+# left behind. A killed build's debris (rank-<r>.tmp-<pid> of a dead process) is cleared by the next run.
+"$strata" generate --scale 14 --out "$tmp/c" 2>/dev/null
+"$strata" run --graph "$tmp/c" --roots 4 --json "$tmp/one-c.json" >/dev/null 2>&1
+for job in 1 2; do
+  (OMPI_MCA_orte_tmpdir_base=$(mktemp -d -p "$tmp") mpi 2 run --graph "$tmp/c" --roots 4 --threads 1 \
+     --placement out-of-core --dram-budget 9M --json "$tmp/c$job.json" >/dev/null 2>"$tmp/c$job.err"
+   echo $? >"$tmp/c$job.rc") &
+done
+wait
+for job in 1 2; do
+  expect "concurrent first runs: job $job exit 0 ($(tail -1 "$tmp/c$job.err"))" test "$(cat "$tmp/c$job.rc")" -eq 0
+  expect "concurrent first runs: job $job same as one process" same_searches "$tmp/one-c.json" "$tmp/c$job.json"
+done
+expect "concurrent first runs: one built, the other reused every rank's rows" python3 -c "
+import json; used = sorted(all(r['rows_reused'] for r in json.load(open(f'$tmp/c{j}.json'))['mpi']['ranks']) for j in (1, 2))
+assert used == [False, True], used"
+expect "concurrent first runs: no debris" bash -c "! ls -d '$tmp/c/mpi-p2/'*.tmp-* 2>/dev/null"
+mkdir "$tmp/c/mpi-p2/rank-1.tmp-999999" && echo x >"$tmp/c/mpi-p2/rank-1.tmp-999999/adj.0.bin"
+touch -d '1 hour ago' "$tmp/c/mpi-p2/rank-1.tmp-999999"
+mpi 2 run --graph "$tmp/c" --roots 2 --threads 1 --placement out-of-core --dram-budget 9M >/dev/null 2>&1
+expect "a killed build's debris: exit 0" test $? -eq 0
+expect "a killed build's debris: cleared" test ! -e "$tmp/c/mpi-p2/rank-1.tmp-999999"
+
 # DAX: each rank's rows mapped with libpmem and read in place (PMEM_IS_PMEM_FORCE=1: plain files count as
 # pmem), without and with an edge cache.
 P=4
