@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <type_traits>
 #include <utility>
 
@@ -391,6 +392,48 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
                                      r.searches, comm.size());
 }
 
+// What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's
+// checksum) and the options that shape the run's collectives and results. Per-rank choices (threads, budgets,
+// caches, --rank-dir, memory nodes) may differ.
+std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& cfg, const KroneckerSpec& spec,
+                                                               uint64_t graph_hash) {
+  return {{"SCALE", std::to_string(spec.scale)},
+          {"edgefactor", std::to_string(spec.edgefactor)},
+          {"seed", fmt::format("{},{}", spec.seed1, spec.seed2)},
+          {"the graph header's checksum", fmt::format("{:016x}", graph_hash)},
+          {"--roots", std::to_string(cfg.roots)},
+          {"--placement", placement_name(cfg.place.kind)},
+          {"validation (--no-validate)", cfg.validate ? "on" : "off"},
+          {"--validate-batch", std::to_string(cfg.validate_batch)},
+          {"--alpha", fmt::format("{}", cfg.bfs.alpha)},
+          {"--beta", fmt::format("{}", cfg.bfs.beta)},
+          {"the direction (--top-down-only, --bottom-up-only)", std::to_string(int(cfg.bfs.direction))},
+          {"--trace", cfg.bfs.trace ? "on" : "off"},
+          {"--debug-corrupt-search", std::to_string(cfg.corrupt_search)},
+          {"--debug-id-bytes", std::to_string(cfg.id_bytes)}};
+}
+
+// Rank 0's graph and options against every rank's: a rank that differs ends the run before any work, naming
+// itself and the first field (two ranks reading different graphs under one path ran "valid" with the other's
+// nedge; a different SCALE crashed; a different --no-validate hung).
+void check_ranks_agree(const RunConfig& cfg, const KroneckerSpec& spec, uint64_t graph_hash, const Comm& comm) {
+  const auto mine = shared_fields(cfg, spec, graph_hash);
+  std::string text;
+  for (const auto& [name, value] : mine) text += value + '\n';
+  const std::string root = comm.broadcast(text, 0);
+  std::string error;
+  std::istringstream theirs(root);
+  std::string value;
+  for (const auto& [name, here] : mine) {
+    std::getline(theirs, value);
+    if (value == here) continue;
+    error = fmt::format("{} is {} here but {} on rank 0: every rank must run the same graph and options", name, here,
+                        value);
+    break;
+  }
+  comm.agree(error);
+}
+
 // 32-bit ids up to SCALE 31 (rows and messages half the size), 64-bit above or when --debug-id-bytes 8 asks.
 template <class Source>
 void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
@@ -411,10 +454,16 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
   r.place = cfg.place;
   r.validation.method = ValidationMethod::kTuples;
   if (!cfg.graph_dir.empty()) {
-    const DirLock lock = lock_graph_dir(cfg.graph_dir);  // each rank: a shared lock, held for the run
-    const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    run_with_ids(r, cfg, dir, comm, hooks);
+    std::optional<DirLock> lock;
+    std::optional<GraphDir> dir;
+    comm.all_or_none([&] {
+      lock.emplace(lock_graph_dir(cfg.graph_dir));  // each rank: a shared lock, held for the run
+      dir.emplace(GraphDir::open(cfg.graph_dir));
+    });
+    check_ranks_agree(cfg, dir->spec(), dir->header_hash(), comm);
+    run_with_ids(r, cfg, *dir, comm, hooks);
   } else {
+    check_ranks_agree(cfg, cfg.spec, 0, comm);
     run_with_ids(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
   }
   return r;

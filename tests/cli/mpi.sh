@@ -73,6 +73,29 @@ for P in 2 3; do
   expect "bad file, $P ranks: no statistics" bash -c "! grep -q TEPS '$tmp/badfile.txt'"
 done
 
+# Ranks that disagree (MPMD: each its own command line): another graph, SCALE or validation on one rank ends the
+# run before any work, that rank and the field named, once; per-rank choices (threads) may differ.
+"$strata" generate --scale 12 --out "$tmp/g12" 2>/dev/null
+"$strata" generate --scale 12 --edgefactor 8 --out "$tmp/g12e8" 2>/dev/null
+disagree() {
+  local what=$1 want=$2
+  shift 2
+  timeout 120 mpirun --allow-run-as-root --oversubscribe "$@" >"$tmp/mpmd.txt" 2>"$tmp/mpmd.err"
+  expect "$what: exit 1" test $? -eq 1
+  expect "$what: rank 1 and the field named, once ($(grep strata "$tmp/mpmd.err" | head -c 200))" \
+    test "$(grep -cE "^strata: error: rank 1 of 2: $want is .* here but .* on rank 0" "$tmp/mpmd.err")" -eq 1
+  expect "$what: no statistics" bash -c "! grep -q TEPS '$tmp/mpmd.txt'"
+}
+disagree "another graph on rank 1" "edgefactor" -np 1 "$strata" run --graph "$tmp/g12" --roots 4 --threads 1 \
+  : -np 1 "$strata" run --graph "$tmp/g12e8" --roots 4 --threads 1
+disagree "another SCALE on rank 1" "SCALE" -np 1 "$strata" run --scale 12 --roots 4 --threads 1 \
+  : -np 1 "$strata" run --scale 11 --roots 4 --threads 1
+disagree "--no-validate on rank 1" "validation \(--no-validate\)" -np 1 "$strata" run --scale 12 --roots 4 --threads 1 \
+  : -np 1 "$strata" run --scale 12 --roots 4 --threads 2 --no-validate
+timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 "$strata" run --scale 12 --roots 4 --threads 1 \
+  : -np 1 "$strata" run --scale 12 --roots 4 --threads 2 >"$tmp/mpmd.txt" 2>&1
+expect "threads may differ between ranks" grep -q "4 of 4 searches validated" "$tmp/mpmd.txt"
+
 # What the distributed run does not do yet: refused up front, once.
 P=2
 mpi $P run --scale 10 --placement out-of-core --roots 2 >/dev/null 2>"$tmp/nodir.err"
