@@ -62,11 +62,23 @@ const CLI::Validator kPositive(
     },
     "POSITIVE");
 bool all_digits(const std::string& text) { return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos; }
+// Integers up to 2^63 - 1 (what every count option is stored in); a larger one was taken as the largest.
+bool fits_int64(const std::string& digits) {
+  const std::string max = "9223372036854775807";
+  const std::string t = digits.substr(std::min(digits.find_first_not_of('0'), digits.size()));
+  return t.size() < max.size() || (t.size() == max.size() && t <= max);
+}
 const CLI::Validator kUnsigned(
-    [](std::string& text) { return all_digits(text) ? "" : "'" + text + "' is not a non-negative integer"; }, "UINT");
+    [](std::string& text) -> std::string {
+      if (!all_digits(text)) return "'" + text + "' is not a non-negative integer";
+      if (!fits_int64(text)) return "'" + text + "' is too large (at most 9223372036854775807)";
+      return "";
+    },
+    "UINT");
 const CLI::Validator kPositiveInteger(
-    [](std::string& text) {
-      return all_digits(text) && text.find_first_not_of('0') != std::string::npos ? "" : "'" + text + "' is not a positive integer";
+    [](std::string& text) -> std::string {
+      if (!all_digits(text) || text.find_first_not_of('0') == std::string::npos) return "'" + text + "' is not a positive integer";
+      return fits_int64(text) ? "" : "'" + text + "' is too large (at most 9223372036854775807)";
     },
     "N>0");
 
@@ -427,7 +439,7 @@ int main_checked(int argc, char** argv) {
       cmp.placements.push_back(*p);
     }
     if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected in-core, out-of-core, dax");
-    if (!cmp_budget.empty()) cmp.run.place.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
+    if (compare->get_option("--dram-budget")->count() > 0) cmp.run.place.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
     return run_compare(cmp);
   }
   if (*tune_cmd) {
@@ -454,16 +466,19 @@ int main_checked(int argc, char** argv) {
   if (!chosen) throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
   cfg.place.kind = *chosen;
   if (!on_mem_set) cfg.place.on_mem_edges = -1;
-  if (!dram_budget.empty()) {
+  if (run->get_option("--dram-budget")->count() > 0) {  // given, even as '': parsed (refused)
     cfg.place.dram_budget = parse_bytes(dram_budget, "--dram-budget");
     if (cfg.place.dram_budget == 0) throw Error("--dram-budget must be positive");
   }
+  if (cfg.corrupt_search >= cfg.roots)
+    throw Error(fmt::format("--debug-corrupt-search {}: the run has {} searches (0 to {})", cfg.corrupt_search, cfg.roots,
+                            cfg.roots - 1));
   const uint64_t request = parse_bytes(io_request, "--io-request");
   if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
     throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", io_request));
   cfg.place.io.request_bytes = uint32_t(request);
   if (cfg.place.kind == Placement::kInCore &&
-      (!dram_budget.empty() || on_mem_set || run->get_option("--hub-degree")->count() > 0))
+      (run->get_option("--dram-budget")->count() > 0 || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);
   const bool under_mpirun = mpi_rank() >= 0;

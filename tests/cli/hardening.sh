@@ -107,6 +107,12 @@ expect "no 309-digit bounds" bash -c "test \$('$strata' run --scale 5 --alpha -1
 expect_error "--edgefactor -3" "--edgefactor: '-3' is not a non-negative integer" "$strata" generate --scale 5 --edgefactor -3 --checksum
 expect_error "--hub-degree 0" "--hub-degree: '0' is not a positive integer" "$strata" run --scale 5 --hub-degree 0
 expect_error "an unknown command" "unknown command 'frobnicate'" "$strata" frobnicate
+expect_error "--on-mem-edges past 2^63" "--on-mem-edges: '99999999999999999999999' is too large" \
+  "$strata" run --graph "$tmp/g" --placement out-of-core --on-mem-edges 99999999999999999999999
+expect_error "--dram-budget ''" "malformed --dram-budget ''" "$strata" run --graph "$tmp/g" --placement out-of-core --dram-budget ''
+expect_error "compare --dram-budget ''" "malformed --dram-budget ''" "$strata" compare --graph "$tmp/g" --dram-budget ''
+expect_error "--debug-corrupt-search past the roots" "--debug-corrupt-search 4: the run has 4 searches (0 to 3)" \
+  "$strata" run --scale 8 --roots 4 --debug-corrupt-search 4
 "$strata" run --graph "$tmp/g" --roots 1 --placement out-of-core --dram-budget 32M >/dev/null 2>&1
 printf '\x07' | dd of="$tmp/g/csr-p1/csr.hdr" bs=1 seek=24 conv=notrunc status=none  # the parts field
 expect_error "a damaged parts field reads as damage, and says how to rebuild" \
