@@ -1,6 +1,7 @@
 #include "storage/atomic_dir.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/file.h>
@@ -13,6 +14,9 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -70,6 +74,46 @@ bool writer_is_dead(const std::string& path, long pid) {
   return process_gone || old;
 }
 }  // namespace
+
+namespace {
+// This process's AtomicDirs not yet committed or removed, for the interrupt watcher.
+std::mutex unfinished_mutex;
+std::set<std::string> unfinished_dirs;
+
+void unfinished(const std::string& temp, bool add) {
+  const std::lock_guard<std::mutex> hold(unfinished_mutex);
+  if (add) unfinished_dirs.insert(temp);
+  else unfinished_dirs.erase(temp);
+}
+}  // namespace
+
+void remove_unfinished_on_interrupt() {
+  static sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now = {};
+    // An ignored signal stays ignored (nohup, a background job of a script): it must not end the process.
+    if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler != SIG_IGN) sigaddset(&signals, sig);
+  }
+  if (sigisemptyset(&signals)) return;
+  // Blocked here, before any other thread exists, so every later thread inherits the mask and the signals
+  // reach only the watcher: it removes the temporary directories, then ends the process as the signal would.
+  if (::pthread_sigmask(SIG_BLOCK, &signals, nullptr) != 0) return;
+  std::thread([] {
+    int sig = 0;
+    while (::sigwait(&signals, &sig) != 0) {
+    }
+    {
+      const std::lock_guard<std::mutex> hold(unfinished_mutex);
+      for (int pass = 0; pass < 2; ++pass)  // again: a writer may have added a file meanwhile
+        for (const std::string& temp : unfinished_dirs) remove_tree(temp);
+    }
+    ::signal(sig, SIG_DFL);
+    ::pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+    ::raise(sig);
+    std::_Exit(128 + sig);
+  }).detach();
+}
 
 void remove_tree(const std::string& path) {
   std::error_code ec;
@@ -153,9 +197,11 @@ AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string&
     remove_tree(temp_);
     throw Error("cannot lock " + temp_);
   }
+  unfinished(temp_, true);
 }
 
 AtomicDir::~AtomicDir() {
+  unfinished(temp_, false);
   if (!committed_) remove_tree(temp_);
 }
 

@@ -67,6 +67,12 @@ class AtomicDir {
 
 void remove_tree(const std::string& path);
 
+// Ctrl-C (SIGINT), SIGTERM or SIGHUP while an AtomicDir is being written (generate, a CSR build): its
+// temporary directory is removed before the process ends as the signal ends it, so nothing is left until the
+// next write of that target. Call once, first thing in main, before any thread starts (it blocks the signals
+// in every thread but a watcher's).
+void remove_unfinished_on_interrupt();
+
 // Removes the temporary directories that AtomicDirs for target left behind when their process died, and
 // puts back a target that a crash left moved aside; returns how many were cleared. A writer is alive while
 // it holds the lock on its temporary directory (any user's: an unreadable one is left alone).

@@ -99,6 +99,23 @@ uint64_t free_bytes_at(const std::string& dir) {
   return uint64_t(st.f_bavail) * st.f_frsize;
 }
 
+std::string follow_links(std::string path) {
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::string target(size_t(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) throw Error(errno_message("cannot read the link " + path, errno));
+    target.resize(size_t(n));
+    if (target.empty() || target[0] != '/') {
+      const size_t slash = path.rfind('/');
+      target = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + target;
+    }
+    path = target;
+  }
+  throw Error("too many levels of symbolic links: " + path);
+}
+
 namespace {
 std::string temp_beside(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
 
@@ -121,24 +138,6 @@ int own_descriptor(const std::string& path) {
       return std::stoi(path.substr(p.size()));
   }
   return -1;
-}
-
-// Follows a chain of symbolic links to the path it ends at, which need not exist (a link to a new file).
-std::string follow_links(std::string path) {
-  for (int hops = 0; hops < 40; ++hops) {
-    struct stat st;
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
-    std::string target(size_t(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
-    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
-    if (n < 0) throw Error(errno_message("cannot read the link " + path, errno));
-    target.resize(size_t(n));
-    if (target.empty() || target[0] != '/') {
-      const size_t slash = path.rfind('/');
-      target = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + target;
-    }
-    path = target;
-  }
-  throw Error("too many levels of symbolic links: " + path);
 }
 
 OutputTarget output_target(const std::string& path) {

@@ -34,6 +34,9 @@ class File {
 // Syncs a directory so that renames and new entries inside it are durable.
 void sync_directory(const std::string& path);
 bool path_exists(const std::string& path);
+// Follows a chain of symbolic links to the path it ends at, which need not exist (a link to a new file); a path
+// that is no link is returned as it is.
+std::string follow_links(std::string path);
 uint64_t free_bytes_at(const std::string& dir);
 
 // Checks, before any work, that `path` (given with `flag`, e.g. "--json") can be written: not a directory; a

@@ -125,4 +125,29 @@ expect "the moved-aside graph is restored (and not replaced without --force)" ba
   grep -q 'cleared 2 unfinished write' '$tmp/keep-gen.err' && grep -q 'already exists' '$tmp/keep-gen.err' &&
   '$strata' info '$tmp/keep' | grep -qx 'SCALE: 12' && ! ls -d '$tmp/keep.'* 2>/dev/null | grep -q ."
 
+# Interrupted (SIGTERM here; Ctrl-C's SIGINT alike, but a script's background job ignores SIGINT, and an ignored
+# signal stays ignored) while a graph directory or an on-disk CSR is being written: the temporary directory goes
+# with the process (was left as <target>.tmp-<pid> until that target was written again); the signal ends it.
+interrupt_once_started() {  # interrupt_once_started GLOB COMMAND...: SIGTERM as soon as GLOB exists
+  local glob=$1
+  shift
+  "$@" >/dev/null 2>&1 &
+  local pid=$! i
+  for ((i = 0; i < 500; i++)); do compgen -G "$glob" >/dev/null && break; sleep 0.01; done
+  kill -TERM $pid
+  wait $pid
+}
+interrupt_once_started "$tmp/int.tmp-*" "$strata" generate --scale 21 --out "$tmp/int"
+expect "SIGTERM during generate: ended by the signal" test $? -eq 143
+expect "SIGTERM during generate: nothing left" bash -c "! compgen -G '$tmp/int*'"
+"$strata" generate --scale 20 --out "$tmp/intg" 2>/dev/null
+interrupt_once_started "$tmp/intg/csr-p1.tmp-*" "$strata" run --graph "$tmp/intg" --roots 1 --placement out-of-core --dram-budget 64M
+expect "SIGTERM during a CSR build: ended by the signal" test $? -eq 143
+expect "SIGTERM during a CSR build: nothing left" bash -c "! compgen -G '$tmp/intg/csr-p1*'"
+# generate --force through a link to a graph directory replaces the directory, not the link.
+"$strata" generate --scale 8 --out "$tmp/linked" 2>/dev/null && ln -s linked "$tmp/glink"
+"$strata" generate --scale 9 --out "$tmp/glink" --force 2>/dev/null
+expect "generate --force through a link: the link stays" test -L "$tmp/glink"
+expect "generate --force through a link: its directory replaced" bash -c "'$strata' info '$tmp/linked' | grep -qx 'SCALE: 9'"
+
 finish
