@@ -352,6 +352,26 @@ TEST(PackedBatch, TreesDeeperThanAByteAreCheckedInPlace) {
   EXPECT_EQ(packed.size(), 0);
 }
 
+// The CSR validator keeps a byte a vertex for the levels while the tree allows and 4 bytes past depth 254: the
+// path's tree (depth 299) takes the wide levels, a shallow one the bytes; both catch a tree edge over two levels.
+TEST(CsrValidatorLevels, TreesDeeperThanAByteAreCheckedWithWideLevels) {
+  const PathEdges path;
+  const Csr<uint32_t> g = build_csr<uint32_t>(path);
+  const CsrValidator<uint32_t> csr(g, path);
+  const uint64_t n = path.spec().vertex_count();
+  for (uint64_t root : {uint64_t(0), uint64_t(150)}) {  // depth 299 (wide), depth 149 (bytes)
+    std::vector<uint32_t> parent(n, kNoVertex<uint32_t>);
+    for (uint64_t v = 0; v < PathEdges::kLength; ++v) parent[v] = uint32_t(v == root ? v : v < root ? v + 1 : v - 1);
+    std::vector<int32_t> spare(n);
+    const Verdict good = csr.check({root, parent.data(), PathEdges::kLength - 1}, spare);
+    EXPECT_TRUE(good.valid) << root << ": " << good.message;
+    parent[root + 140] = uint32_t(root + 138);  // skips a level, deep in the tree
+    const Verdict bad = csr.check({root, parent.data(), PathEdges::kLength - 1}, spare);
+    EXPECT_FALSE(bad.valid) << root;
+    EXPECT_TRUE(bad.message.rfind("rule 3", 0) == 0 || bad.message.rfind("rule 5", 0) == 0) << bad.message;
+  }
+}
+
 TEST(PackedBatch, MemoryModelIsWhatTheBatchAllocates) {
   for (int slots : {1, 2, 7, 8, 9, 64})
     EXPECT_EQ(BatchValidator<uint32_t>::batch_bytes(1000, slots), validation_batch_bytes(1000, 4, slots)) << slots;

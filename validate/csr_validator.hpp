@@ -38,15 +38,13 @@ class CsrValidator {
   CsrValidator(const Csr<Id>& g, const Source& source) : g_(g), from_input_(g.n, kNoVertex<Id>) {
     invert_labels();
     certify(source);
+    std::vector<Id>().swap(from_input_);  // check() rebuilds it in its spare: none held between searches
   }
 
   // Checks one search (parents in input labels). spare: memory for n int32 levels, e.g. the search's idle
-  // state (allocated here when smaller).
+  // state (allocated here when smaller): first the levels by input label, then the inverse label map. Besides
+  // it, check() holds a byte a vertex (the levels by internal id; 4 bytes for a tree deeper than 254).
   Verdict check(const SearchToCheck<Id>& c, std::span<int32_t> spare = {}) const;
-
-  // Bytes held between searches (the inverse label map) and by check() besides `level`.
-  static uint64_t held_bytes(uint64_t n) { return n * sizeof(Id); }
-  static uint64_t check_bytes(uint64_t n) { return n * sizeof(int32_t); }
 
  private:
   void invert_labels();
@@ -66,7 +64,7 @@ class CsrValidator {
   }
 
   const Csr<Id>& g_;
-  std::vector<Id> from_input_;  // input label -> internal id
+  std::vector<Id> from_input_;  // input label -> internal id, while certifying
 };
 
 template <class Id>
@@ -174,16 +172,32 @@ Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> s
     fail(1, why);
     return verdict;
   }
-  std::vector<int32_t> level(n);  // by internal id: the CSR pass reads levels in its own order
+  int32_t depth = 0;
+#pragma omp parallel for schedule(static) reduction(max : depth)
+  for (uint64_t v = 0; v < n; ++v) depth = std::max(depth, level_by_label[v]);
+  // The levels by internal id (the CSR pass reads them in its own order): a byte each (255: unreached) while
+  // the tree allows, which keeps an in-core run within 9 bytes a tuple; else 4 bytes.
+  std::vector<uint8_t> small(depth < 255 ? n : 0);
+  std::vector<int32_t> large(depth < 255 ? 0 : n);
 #pragma omp parallel for schedule(static)
-  for (uint64_t v = 0; v < n; ++v) level[v] = level_by_label[g_.to_input[v]];
+  for (uint64_t v = 0; v < n; ++v) {
+    const int32_t l = level_by_label[g_.to_input[v]];
+    if (depth < 255) small[v] = uint8_t(l < 0 ? 255 : l);
+    else large[v] = l;
+  }
+  // The levels by label are spent: the same memory holds the inverse label map (certified a permutation once).
+  std::vector<Id> own_inverse(sizeof(Id) * n > sizeof(int32_t) * std::max<uint64_t>(spare.size(), own.size()) ? n : 0);
+  Id* from_input = own_inverse.empty() ? reinterpret_cast<Id*>(level_by_label) : own_inverse.data();
+#pragma omp parallel for schedule(static)
+  for (uint64_t v = 0; v < n; ++v) from_input[g_.to_input[v]] = Id(v);
+  auto level = [&](uint64_t v) -> int32_t { return depth < 255 ? (small[v] == 255 ? -1 : small[v]) : large[v]; };
   auto label = [&](uint64_t v) { return std::to_string(uint64_t(g_.to_input[v])); };
   uint64_t twice_nedge = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : twice_nedge)
   for (uint64_t v = 0; v < n; ++v) {
-    const int32_t lv = level[v];
+    const int32_t lv = level(v);
     for (const Id u : g_.neighbors(v)) {
-      const int32_t lu = level[u];
+      const int32_t lu = level(u);
       if ((lv < 0) != (lu < 0)) [[unlikely]]
         fail(4, "input edge (" + label(v) + "," + label(u) + ") joins reached vertex " + label(lv < 0 ? u : v) +
                     " and unreached vertex " + label(lv < 0 ? v : u) + ": the tree does not span the component");
@@ -194,7 +208,7 @@ Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> s
     if (lv < 0) continue;
     twice_nedge += g_.raw_degree(v);
     const uint64_t p = c.parent[g_.to_input[v]];
-    if (lv > 0 && find(v, from_input_[p]) < 0) [[unlikely]]
+    if (lv > 0 && find(v, from_input[p]) < 0) [[unlikely]]
       fail(5, "vertex " + label(v) + " has parent " + std::to_string(p) + " but no input edge joins them");
   }
   if (verdict.valid && twice_nedge / 2 != c.nedge)
