@@ -467,7 +467,8 @@ int main_checked(int argc, char** argv) {
   if (!chosen) throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
   cfg.place.kind = *chosen;
   if (!on_mem_set) cfg.place.on_mem_edges = -1;
-  if (run->get_option("--dram-budget")->count() > 0) {  // given, even as '': parsed (refused)
+  const bool budget_given = run->get_option("--dram-budget")->count() > 0;
+  if (budget_given) {  // given, even as '': parsed (refused)
     cfg.place.dram_budget = parse_bytes(dram_budget, "--dram-budget");
     if (cfg.place.dram_budget == 0) throw Error("--dram-budget must be positive");
   }
@@ -479,7 +480,7 @@ int main_checked(int argc, char** argv) {
     throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", io_request));
   cfg.place.io.request_bytes = uint32_t(request);
   if (cfg.place.kind == Placement::kInCore &&
-      (run->get_option("--dram-budget")->count() > 0 || on_mem_set || run->get_option("--hub-degree")->count() > 0))
+      (budget_given || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);
   const bool under_mpirun = mpi_rank() >= 0;

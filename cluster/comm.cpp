@@ -84,6 +84,11 @@ void Comm::wait(MPI_Request& request, const char* what) const {
   }
 }
 
+void Comm::complete(int started, MPI_Request& request, const char* what) const {
+  check(started, what);
+  wait(request, what);
+}
+
 void Comm::fail(const std::string& message) const {
   static int note = 0;  // the alarm carries nothing: the ending says who failed and why
   for (int r = 0; r < size_; ++r) {
@@ -97,8 +102,8 @@ void Comm::fail(const std::string& message) const {
 void Comm::agree(const std::string& error, bool name_rank) const {
   uint64_t failed = error.empty() ? UINT64_MAX : uint64_t(rank_);
   MPI_Request request;
-  check(MPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD, &request), "Iallreduce");
-  wait(request, "Iallreduce");
+  complete(MPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD, &request), request,
+           "Iallreduce");
   if (failed == UINT64_MAX) return;
   ending(error.empty() ? INT_MAX : rank_, error, name_rank || failed != 0);
 }
@@ -114,20 +119,15 @@ int Comm::finish(int status) const {
 // alarm communicator, so collectives left unfinished on the world do not mix with these.
 void Comm::ending(int failed_rank, const std::string& message, bool name_rank) const {
   const double deadline = seconds_now() + kEndingSeconds + (failed_rank == rank_ ? 0 : 5);
-  int lowest = failed_rank;
   MPI_Request request;
-  bool agreed = MPI_Iallreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, alarm_, &request) == MPI_SUCCESS &&
-                wait_until(request, deadline);
+  auto done = [&](int started) { return started == MPI_SUCCESS && wait_until(request, deadline); };
+  int lowest = failed_rank;
+  bool agreed = done(MPI_Iallreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, alarm_, &request));
   uint64_t length = message.size();
-  if (agreed && lowest != INT_MAX) {
-    agreed = MPI_Ibcast(&length, 1, MPI_UINT64_T, lowest, alarm_, &request) == MPI_SUCCESS &&
-             wait_until(request, deadline);
-  }
+  if (agreed && lowest != INT_MAX) agreed = done(MPI_Ibcast(&length, 1, MPI_UINT64_T, lowest, alarm_, &request));
   std::string text = rank_ == lowest ? message : std::string(length, '\0');
-  if (agreed && lowest != INT_MAX && length > 0) {
-    agreed = MPI_Ibcast(text.data(), as_count(length, "a message"), MPI_CHAR, lowest, alarm_, &request) == MPI_SUCCESS &&
-             wait_until(request, deadline);
-  }
+  if (agreed && lowest != INT_MAX && length > 0)
+    agreed = done(MPI_Ibcast(text.data(), as_count(length, "a message"), MPI_CHAR, lowest, alarm_, &request));
   const std::string who = fmt::format("rank {} of {}: ", agreed ? lowest : failed_rank, size_);
   if (!agreed) {  // a rank never came: the failed rank says why itself, then MPI ends them all
     if (failed_rank == rank_) std::fprintf(stderr, "strata: error: %s%s\n", who.c_str(), message.c_str());
@@ -143,7 +143,7 @@ void Comm::ending(int failed_rank, const std::string& message, bool name_rank) c
   }
   std::fflush(stdout);
   std::fflush(stderr);
-  if (MPI_Ibarrier(alarm_, &request) != MPI_SUCCESS || !wait_until(request, deadline)) {
+  if (!done(MPI_Ibarrier(alarm_, &request))) {
     MPI_Abort(MPI_COMM_WORLD, 1);
     std::_Exit(1);
   }
@@ -153,8 +153,7 @@ void Comm::ending(int failed_rank, const std::string& message, bool name_rank) c
 
 void Comm::barrier() const {
   MPI_Request request;
-  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "Ibarrier");
-  wait(request, "Ibarrier");
+  complete(MPI_Ibarrier(MPI_COMM_WORLD, &request), request, "Ibarrier");
 }
 
 uint64_t Comm::sum(uint64_t x) const {
@@ -178,10 +177,8 @@ void Comm::reduce_in_place(void* xs, size_t count, MPI_Datatype type, MPI_Op op)
   for (size_t at = 0; at < count; at += INT_MAX / 2) {  // large arrays in int-sized pieces
     const int n = int(std::min<size_t>(INT_MAX / 2, count - at));
     MPI_Request request;
-    check(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(xs) + at * size_t(item), n, type, op, MPI_COMM_WORLD,
-                         &request),
-          "Iallreduce");
-    wait(request, "Iallreduce");
+    char* at_item = static_cast<char*>(xs) + at * size_t(item);
+    complete(MPI_Iallreduce(MPI_IN_PLACE, at_item, n, type, op, MPI_COMM_WORLD, &request), request, "Iallreduce");
   }
 }
 
@@ -190,8 +187,8 @@ void Comm::exscan_in_place(std::span<uint64_t> xs) const {
   for (size_t at = 0; at < xs.size(); at += INT_MAX / 2) {
     const int n = int(std::min<size_t>(INT_MAX / 2, xs.size() - at));
     MPI_Request request;
-    check(MPI_Iexscan(mine.data() + at, xs.data() + at, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request), "Iexscan");
-    wait(request, "Iexscan");
+    complete(MPI_Iexscan(mine.data() + at, xs.data() + at, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request),
+             request, "Iexscan");
   }
   if (rank_ == 0) std::fill(xs.begin(), xs.end(), 0);  // MPI leaves rank 0's result undefined
 }
@@ -199,9 +196,8 @@ void Comm::exscan_in_place(std::span<uint64_t> xs) const {
 void Comm::exchange_counts(const std::vector<uint64_t>& counts, std::vector<uint64_t>& got) const {
   got.assign(size_, 0);
   MPI_Request request;
-  check(MPI_Ialltoall(counts.data(), 1, MPI_UINT64_T, got.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request),
-        "Ialltoall");
-  wait(request, "Ialltoall");
+  complete(MPI_Ialltoall(counts.data(), 1, MPI_UINT64_T, got.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request),
+           request, "Ialltoall");
 }
 
 void Comm::alltoallv(const void* send, const std::vector<uint64_t>& counts, void* recv, const std::vector<uint64_t>& got,
@@ -237,27 +233,25 @@ void Comm::allgather_words(uint64_t* words, const std::vector<uint64_t>& first, 
   }
   if (sent) *sent += uint64_t(counts[rank_]) * sizeof(uint64_t) * uint64_t(size_ - 1);
   MPI_Request request;
-  check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, words, counts.data(), displs.data(), MPI_UINT64_T,
-                        MPI_COMM_WORLD, &request),
-        "Iallgatherv");
-  wait(request, "Iallgatherv");
+  complete(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, words, counts.data(), displs.data(), MPI_UINT64_T,
+                          MPI_COMM_WORLD, &request),
+           request, "Iallgatherv");
 }
 
 void Comm::allgather_bytes(const void* mine, uint64_t bytes, void* all) const {
   const int count = as_count(bytes, "a gather");
   MPI_Request request;
-  check(MPI_Iallgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, MPI_COMM_WORLD, &request), "Iallgather");
-  wait(request, "Iallgather");
+  complete(MPI_Iallgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, MPI_COMM_WORLD, &request), request,
+           "Iallgather");
 }
 
 std::string Comm::broadcast(const std::string& text, int from) const {
   uint64_t len = text.size();
   MPI_Request request;
-  check(MPI_Ibcast(&len, 1, MPI_UINT64_T, from, MPI_COMM_WORLD, &request), "Ibcast");
-  wait(request, "Ibcast");
+  complete(MPI_Ibcast(&len, 1, MPI_UINT64_T, from, MPI_COMM_WORLD, &request), request, "Ibcast");
   std::string out = rank_ == from ? text : std::string(len, '\0');
-  check(MPI_Ibcast(out.data(), as_count(len, "a broadcast"), MPI_CHAR, from, MPI_COMM_WORLD, &request), "Ibcast");
-  wait(request, "Ibcast");
+  complete(MPI_Ibcast(out.data(), as_count(len, "a broadcast"), MPI_CHAR, from, MPI_COMM_WORLD, &request), request,
+           "Ibcast");
   return out;
 }
 

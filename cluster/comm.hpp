@@ -157,6 +157,8 @@ class Comm {
 
   // Waits for a started collective; an alarm from a failed rank ends this rank there (see the class comment).
   void wait(MPI_Request& request, const char* what) const;
+  // A collective just started (`started`: its return code) and waited for, as wait(); a failure to start throws.
+  void complete(int started, MPI_Request& request, const char* what) const;
   [[noreturn]] void ending(int failed_rank, const std::string& message, bool name_rank) const;
 
   int rank_ = 0, size_ = 1, local_size_ = 1;

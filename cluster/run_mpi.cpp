@@ -139,15 +139,13 @@ DirLock lock_rows(const std::string& dir, const Comm& comm, const DistProgress& 
     comm.all_or_none([&] {
       std::error_code ec;
       std::filesystem::create_directories(parent, ec);
-      if (ec && path_exists(dir)) return (void)(got = true);  // stored rows on a read-only file system
-      if (ec)
-        throw Error(fmt::format("cannot keep this rank's rows in {}: {} (--rank-dir names a writable directory "
-                                "for them)", parent.string(), ec.message()));
       try {
         got = DirLock::try_file(lock_path, lock);
       } catch (const Error&) {
-        if (!path_exists(dir)) throw;
-        got = true;
+        if (path_exists(dir)) return (void)(got = true);  // stored rows on a read-only file system
+        if (!ec) throw;
+        throw Error(fmt::format("cannot keep this rank's rows in {}: {} (--rank-dir names a writable directory "
+                                "for them)", parent.string(), ec.message()));
       }
     });
     if (comm.sum(got ? 0 : 1) == 0) {
@@ -371,7 +369,8 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
-  comm.all_or_none([&] { check_memory<Id>(r.spec, comm, cfg.place.kind != Placement::kInCore, cfg.place.dram_budget); });
+  const bool tiered = cfg.place.kind != Placement::kInCore;
+  comm.all_or_none([&] { check_memory<Id>(r.spec, comm, tiered, cfg.place.dram_budget); });
   const TupleShare<Source> share(source, comm);
 
   comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked
