@@ -118,7 +118,8 @@ uint64_t available_memory_bytes() {
 }
 
 uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes) {
-  return n * (uint64_t(id_bytes) + 4) + entries / 8;  // levels (4 B) and counts (4 B) are never held together
+  // The certificate's inverse label map and covered bits; a check's levels (1 or 4 B a vertex) fit in them.
+  return n * uint64_t(id_bytes) + entries / 8;
 }
 
 uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr) {

@@ -33,9 +33,9 @@ TEST(DramModel, FormulasByHand) {
   // byte of seen bits (eight searches a group), and 3 parents, a vertex
   EXPECT_EQ(in_core_bytes(spec, 4, 1), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 / 8);
   EXPECT_EQ(in_core_bytes(spec, 4, 3), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * (8 + 8 + 1 + 3 * 4));
-  // Against the CSR: the inverse label map (4) and levels or counts (4) a vertex, a bit per adjacency entry.
-  EXPECT_EQ(csr_validation_bytes(1024, 32768, 4), 1024u * 8 + 4096);
-  EXPECT_EQ(in_core_bytes(spec, 4, 1, true), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * 8 + 4096);
+  // Against the CSR: the inverse label map (4) a vertex and a bit per adjacency entry (a check's levels fit).
+  EXPECT_EQ(csr_validation_bytes(1024, 32768, 4), 1024u * 4 + 4096);
+  EXPECT_EQ(in_core_bytes(spec, 4, 1, true), 2u * 16384 * 4 + 1024 * (4 + 4 + 1) + 2 * 1024 * 4 + 1024 * 4 + 4096);
 }
 
 TEST(DramModel, TieredBudgetDefaultsAndRefusals) {

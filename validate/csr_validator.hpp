@@ -20,6 +20,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ids.hpp"
@@ -50,6 +51,8 @@ class CsrValidator {
   void invert_labels();
   template <class Source>
   void certify(const Source& source);
+  template <class Source>
+  std::pair<uint64_t, uint64_t> first_wrong_raw_degree(const Source& source) const;
   // Position of b in a's list, or -1 (a branch-free binary search: the lookups are random).
   int64_t find(uint64_t a, uint64_t b) const {
     const Id* base = g_.adj.data() + g_.offsets[a];
@@ -84,21 +87,31 @@ void CsrValidator<Id>::invert_labels() {
 }
 
 // One pass over the tuples: each non-self-loop tuple is looked up in the list of its endpoint with the larger
-// internal id (the lower degree: a short list) and its entry marked covered, and both ends counted. Then one
-// pass over the CSR: every entry (v,u) with u < v is covered, no entry is a self-loop, every raw degree matches
-// the count, and the entries are symmetric -- so each (u,v) with u > v is the mirror of a covered entry. The
-// symmetry test compares sums of a keyed hash of (v,u) and of (u,v) over all entries (keys drawn per run: a
-// non-symmetric CSR passes with probability about 2^-64), which saves a lookup in the long list of every tuple.
+// internal id (the lower degree: a short list) and its entry marked covered. Then one pass over the CSR: every
+// entry (v,u) with u < v is covered, no entry is a self-loop, the entries are symmetric -- so each (u,v) with
+// u > v is the mirror of a covered entry -- and the raw degrees are the tuples' ends at each vertex. The last
+// two compare sums of keyed hashes (keys drawn per run: a wrong CSR passes with probability about 2^-64):
+// (v,u) against (u,v) over all entries, which saves a lookup in the long list of every tuple; and the hash of
+// each tuple's two ends against raw degree x the hash of v, which saves a count a vertex (n x 4 bytes at the
+// run's peak). Only a failed comparison counts the ends, to name the vertex.
 template <class Id>
 template <class Source>
 void CsrValidator<Id>::certify(const Source& source) {
   const uint64_t n = g_.n, entries = g_.directed_edges();
+  const uint64_t k1 = uint64_t(std::random_device{}()) << 32 | std::random_device{}(), k2 = k1 * 0x9e3779b97f4a7c15u + 1;
+  auto mix = [&](uint64_t x, uint64_t y) {  // keyed, order-dependent: mix(x,y) != mix(y,x) in general
+    uint64_t h = (x * 0xff51afd7ed558ccdu + k1) ^ (y * 0xc4ceb9fe1a85ec53u + k2);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    return h ^ (h >> 29);
+  };
   std::vector<std::atomic<uint64_t>> covered((entries + 63) / 64);
-  std::vector<std::atomic<uint32_t>> count(n);  // tuple ends at each internal vertex
-  std::atomic<bool> missing{false};             // the first tuple not found, kept for the message:
+  std::atomic<uint64_t> tuple_ends{0};  // the sum of mix(v, v) over both ends of every found tuple
+  std::atomic<bool> missing{false};     // the first tuple not found, kept for the message:
   std::atomic<uint64_t> missing_u{0}, missing_v{0};
   source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
     constexpr size_t kAhead = 8;  // every lookup is random: labels 2 * kAhead tuples early, lists kAhead early
+    uint64_t ends = 0;
     for (size_t j = 0; j < edges.size(); ++j) {
       if (j + 2 * kAhead < edges.size()) {
         __builtin_prefetch(&from_input_[edges[j + 2 * kAhead].u]);
@@ -117,23 +130,16 @@ void CsrValidator<Id>::certify(const Source& source) {
         continue;
       }
       covered[uint64_t(at) >> 6].fetch_or(uint64_t(1) << (at & 63), std::memory_order_relaxed);
-      count[a].fetch_add(1, std::memory_order_relaxed);
-      count[b].fetch_add(1, std::memory_order_relaxed);
+      ends += mix(a, a) + mix(b, b);
     }
+    tuple_ends.fetch_add(ends, std::memory_order_relaxed);
   });
   if (missing.load())
     throw Error("kernel 1's graph does not match the tuples: input edge (" + std::to_string(missing_u.load()) + "," +
                 std::to_string(missing_v.load()) + ") is missing");
-  const uint64_t k1 = uint64_t(std::random_device{}()) << 32 | std::random_device{}(), k2 = k1 * 0x9e3779b97f4a7c15u + 1;
-  auto mix = [&](uint64_t x, uint64_t y) {  // keyed, order-dependent: mix(x,y) != mix(y,x) in general
-    uint64_t h = (x * 0xff51afd7ed558ccdu + k1) ^ (y * 0xc4ceb9fe1a85ec53u + k2);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdu;
-    return h ^ (h >> 29);
-  };
-  std::atomic<uint64_t> extra{UINT64_MAX}, wrong{UINT64_MAX};
-  uint64_t forward = 0, backward = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : forward, backward)
+  std::atomic<uint64_t> extra{UINT64_MAX};
+  uint64_t forward = 0, backward = 0, degrees = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : forward, backward, degrees)
   for (uint64_t v = 0; v < n; ++v) {
     for (uint64_t i = g_.offsets[v]; i < g_.offsets[v + 1]; ++i) {
       const uint64_t u = g_.adj[i];
@@ -142,7 +148,7 @@ void CsrValidator<Id>::certify(const Source& source) {
       if (u == v || (u < v && !((covered[i >> 6].load(std::memory_order_relaxed) >> (i & 63)) & 1)))
         extra.store(v, std::memory_order_relaxed);
     }
-    if (g_.raw_degree(v) != count[v].load(std::memory_order_relaxed)) wrong.store(v, std::memory_order_relaxed);
+    degrees += g_.raw_degree(v) * mix(v, v);
   }
   auto label = [&](uint64_t v) { return std::to_string(uint64_t(g_.to_input[v])); };
   if (const uint64_t v = extra.load(); v != UINT64_MAX)
@@ -150,10 +156,30 @@ void CsrValidator<Id>::certify(const Source& source) {
                 "'s list holds an entry that is no input edge (or a repeated one)");
   if (forward != backward)
     throw Error("kernel 1's graph does not match the tuples: its lists are not symmetric (an entry (u,v) without (v,u))");
-  if (const uint64_t v = wrong.load(); v != UINT64_MAX)
+  if (degrees != tuple_ends.load()) {
+    std::vector<std::atomic<uint64_t>>().swap(covered);  // spent: room to count
+    const auto [v, ends] = first_wrong_raw_degree(source);
     throw Error("kernel 1's graph does not match the tuples: vertex " + label(v) + " has " +
-                std::to_string(g_.raw_degree(v)) + " tuple ends in the CSR, " + std::to_string(count[v].load()) +
-                " in the tuples");
+                std::to_string(g_.raw_degree(v)) + " tuple ends in the CSR, " + std::to_string(ends) + " in the tuples");
+  }
+}
+
+// A failed certificate's second pass over the tuples: the first vertex whose raw degree is not its count of
+// tuple ends, with that count.
+template <class Id>
+template <class Source>
+std::pair<uint64_t, uint64_t> CsrValidator<Id>::first_wrong_raw_degree(const Source& source) const {
+  std::vector<std::atomic<uint32_t>> count(g_.n);
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+    for (const Edge& e : edges)
+      if (e.u != e.v) {
+        count[from_input_[e.u]].fetch_add(1, std::memory_order_relaxed);
+        count[from_input_[e.v]].fetch_add(1, std::memory_order_relaxed);
+      }
+  });
+  for (uint64_t v = 0; v < g_.n; ++v)
+    if (g_.raw_degree(v) != count[v].load()) return {v, count[v].load()};
+  return {0, count[0].load()};  // unreachable while the hashes are sound (about 2^-64)
 }
 
 template <class Id>
