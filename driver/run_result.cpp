@@ -1,0 +1,47 @@
+#include "driver/run_result.hpp"
+
+#include <string>
+
+#include "validate/validator.hpp"
+
+namespace strata {
+
+uint64_t RunResult::bytes_read() const {
+  uint64_t sum = 0;
+  for (const SearchStats& s : search_stats) sum += s.io.bytes_read;
+  return sum;
+}
+double RunResult::statistic(const std::string& name) const {
+  for (const auto& [key, value] : statistics)
+    if (key == name) return value;
+  return 0;
+}
+void RunResult::record_verdict(size_t index, const Verdict& v, double seconds) {
+  SearchRecord& r = searches[index];
+  r.validate_time = seconds;
+  r.valid = v.valid;
+  validation.time += seconds;
+  if (!r.valid && failure.empty())
+    failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
+}
+uint64_t RunResult::io_requests() const {
+  uint64_t sum = 0;
+  for (const SearchStats& s : search_stats) sum += s.io.requests;
+  return sum;
+}
+
+const char* validation_method_name(ValidationMethod m) {
+  switch (m) {
+    case ValidationMethod::kAuto: return "auto";
+    case ValidationMethod::kTuples: return "tuples";
+    case ValidationMethod::kCsr: return "csr";
+  }
+  return "?";
+}
+std::optional<ValidationMethod> validation_method_from_name(const std::string& name) {
+  for (ValidationMethod m : {ValidationMethod::kAuto, ValidationMethod::kTuples, ValidationMethod::kCsr})
+    if (name == validation_method_name(m)) return m;
+  return std::nullopt;
+}
+
+}  // namespace strata

@@ -1,0 +1,135 @@
+// What a Graph500 run is asked (RunConfig) and what it returns (RunResult: the searches, their validation, the
+// statistics, the placement and DRAM accounts) -- the typed contract between the drivers (driver/, cluster/)
+// and the front end that formats it (apps/).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bfs/graph_search.hpp"
+#include "engine/memory.hpp"
+#include "engine/prepare.hpp"
+#include "generators/kronecker.hpp"
+
+namespace strata {
+
+struct Verdict;  // validate/validator.hpp
+
+// What validation checks the searches against: the input tuples (one pass per batch of searches), or kernel
+// 1's CSR: in-core certified equal to the tuples in one pass (validate/csr_validator.hpp); out-of-core and DAX
+// the on-disk CSR, one sequential pass per spilled batch, not certified (validate/csr_pass_validator.hpp).
+enum class ValidationMethod { kAuto, kTuples, kCsr };
+const char* validation_method_name(ValidationMethod m);
+std::optional<ValidationMethod> validation_method_from_name(const std::string& name);  // nullopt if unknown
+
+struct ValidationReport {
+  ValidationMethod method = ValidationMethod::kTuples;
+  int tuple_passes = 0;         // passes over the tuples (the certificate is one)
+  double certificate_time = 0;  // seconds certifying the CSR (kCsr in-core)
+  double time = 0;              // seconds checking searches, the certificate excluded
+  // kCsr tiered: passes over the on-disk CSR (not certified against the tuples), the scratch disk the spilled
+  // searches took, whether the edge cache's DRAM was lent to the passes and how long reloading it took.
+  int csr_passes = 0;
+  uint64_t spill_bytes = 0;
+  bool lent_cache = false;
+  double cache_reload_time = 0;
+};
+
+// What a run was asked to do.
+struct RunConfig {
+  KroneckerSpec spec;
+  std::string graph_dir;  // empty: generate from spec
+  std::string rank_dir;   // MPI out-of-core: where each rank keeps its rows (DIR/mpi-p<P>/rank-<r>); empty: graph_dir
+  int roots = 64;
+  int threads = 0;        // 0: OpenMP default
+  int numa_parts = 0;     // 0: one per NUMA node
+  BfsOptions bfs;
+  bool validate = true;
+  int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
+  // kAuto: the CSR in-core; tiered, the on-disk CSR where it takes fewer passes than the tuples, else the tuples
+  ValidationMethod validate_against = ValidationMethod::kAuto;
+  int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
+  bool corrupt_csr = false;  // testing: swap two vertices' labels after kernel 1 (the CSR certificate must refuse)
+  int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
+
+  PlacementSpec place;  // where the graph lives (parts and threads are filled in by the driver)
+};
+
+// One search: root (input label), seconds, nedge by the reference rule, validation.
+struct SearchRecord {
+  uint64_t root;
+  double time;
+  uint64_t nedge;
+  double validate_time;
+  bool valid;
+};
+
+// MPI: one rank's part of the graph and what it used.
+struct RankReport {
+  int rank = 0;
+  std::string host;
+  int threads = 0;
+  uint64_t first_vertex = 0, end_vertex = 0;  // internal ids [first, end)
+  uint64_t directed_edges = 0;                // its rows' entries after deduplication
+  uint64_t dram_bytes = 0;                    // its graph, search state and validation arrays
+  uint64_t build_bytes_sent = 0;              // kernel 1's tuples sent to other ranks
+  uint64_t search_bytes_sent = 0;             // over all timed searches
+  // out-of-core: its rows' directory, whether reused, its edge cache and budget, its disk
+  std::string rows_dir;
+  bool rows_reused = false;
+  uint64_t on_mem_edges = 0, edge_cache_bytes = 0, dram_budget = 0, disk_bytes = 0, bytes_read = 0;
+  int build_passes = 0;  // passes over its spilled rows building them (0: reused)
+};
+
+struct RunResult {
+  KroneckerSpec spec;
+  std::string graph_dir;
+  int threads = 0;
+  int parts = 0;
+  std::string partitions;  // "[begin,end)@nodeN, ..."
+  int numa_nodes = 0;
+  BfsOptions bfs;
+  bool validate = true;
+  int validate_batch = 1;
+  ValidationReport validation;
+  uint64_t directed_edges = 0;
+  int id_bytes = 4;  // vertex ids of this run: 4 up to SCALE 31, else 8
+  double generation_time = 0, construction_time = 0;
+  std::vector<SearchRecord> searches;
+  std::vector<SearchStats> search_stats;                     // per search: edges examined, storage traffic
+  std::vector<std::pair<std::string, double>> statistics;    // GRAPH500.md section 4, by spec name; empty on failure
+  std::string failure;                                        // why validation failed; empty if it did not
+  std::vector<std::string> measurement_warnings;
+  PlacementReport placement;
+  DramAccount dram;
+  uint64_t dram_bytes = 0;  // graph + search state + kept results + I/O buffers
+  uint64_t io_buffer_bytes = 0;
+  bool registered_buffers = false;
+  PlacementSpec place;  // as asked (I/O options, memory nodes)
+  int mpi_processes = 1;
+  std::string mpi_partition;       // MPI: how the vertices were split
+  std::vector<RankReport> ranks;   // MPI: by rank (empty in a single-process run)
+
+  bool ok() const { return failure.empty(); }
+  // Search `index`'s verdict and the seconds it took to check; the first failure becomes the run's.
+  void record_verdict(size_t index, const Verdict& v, double seconds);
+  double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
+  uint64_t bytes_read() const;
+  uint64_t io_requests() const;
+};
+
+// Told as the run goes: progress of a phase (label, done, total, detail), and each search's levels (with
+// --trace) right after it is timed.
+struct RunHooks {
+  std::function<void(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail)> progress;
+  std::function<void(size_t search, uint64_t root, const SearchStats& stats)> trace;
+
+  void report(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail = {}) const {
+    if (progress) progress(phase, done, total, detail);
+  }
+};
+
+}  // namespace strata

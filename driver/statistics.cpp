@@ -1,0 +1,98 @@
+#include "driver/statistics.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "validate/stats.hpp"
+
+namespace strata {
+
+std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
+                                                                double construction,
+                                                                const std::vector<SearchRecord>& searches,
+                                                                int processes) {
+  std::vector<double> time, nedge, validate;
+  for (const auto& s : searches) {
+    time.push_back(s.time);
+    nedge.push_back(double(s.nedge));
+    validate.push_back(s.validate_time);
+  }
+  std::vector<std::pair<std::string, double>> r = {{"SCALE", scale},
+                                                   {"edgefactor", double(edgefactor)},
+                                                   {"NBFS", double(searches.size())},
+                                                   {"graph_generation", generation},
+                                                   {"num_mpi_processes", double(processes)},
+                                                   {"construction_time", construction}};
+  auto add = [&](const std::string& prefix, const std::string& suffix, const Summary& s) {
+    r.push_back({prefix + "min" + suffix, s.min});
+    r.push_back({prefix + "firstquartile" + suffix, s.firstquartile});
+    r.push_back({prefix + "median" + suffix, s.median});
+    r.push_back({prefix + "thirdquartile" + suffix, s.thirdquartile});
+    r.push_back({prefix + "max" + suffix, s.max});
+    r.push_back({prefix + "mean" + suffix, s.mean});
+    r.push_back({prefix + "stddev" + suffix, s.stddev});
+  };
+  add("bfs_", "_time", summarize(time));
+  add("", "_nedge", summarize(nedge));
+  const TepsSummary t = summarize_teps(time, nedge);
+  r.insert(r.end(), {{"bfs_min_TEPS", t.min},
+                     {"bfs_firstquartile_TEPS", t.firstquartile},
+                     {"bfs_median_TEPS", t.median},
+                     {"bfs_thirdquartile_TEPS", t.thirdquartile},
+                     {"bfs_max_TEPS", t.max},
+                     {"bfs_harmonic_mean_TEPS", t.harmonic_mean},
+                     {"bfs_harmonic_stddev_TEPS", t.harmonic_stddev}});
+  add("bfs_", "_validate", summarize(validate));
+  return r;
+}
+
+double busy_cpus(double seconds) {
+  // /proc/stat's first line: user nice system idle iowait irq softirq steal ... (jiffies over all CPUs).
+  auto sample = [](uint64_t& busy, uint64_t& total) {
+    std::FILE* f = std::fopen("/proc/stat", "r");
+    if (!f) return false;
+    unsigned long long v[8] = {};
+    const bool ok = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                                &v[5], &v[6], &v[7]) == 8;
+    std::fclose(f);
+    total = 0;
+    for (unsigned long long x : v) total += x;
+    busy = total - v[3] - v[4];
+    return ok;
+  };
+  uint64_t b0, t0, b1, t1;
+  if (!sample(b0, t0)) return -1;
+  ::usleep(useconds_t(seconds * 1e6));
+  if (!sample(b1, t1) || t1 <= t0) return -1;
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return double(b1 - b0) / double(t1 - t0) * double(cpus > 0 ? cpus : 1);
+}
+
+std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,
+                                              int threads) {
+  constexpr double kSpread = 20, kBusy = 0.5;
+  std::vector<std::string> w;
+  if (busy_at_start >= kBusy)
+    w.push_back(fmt::format("other processes kept {:.1f} CPUs busy when the run started (it used {} thread{}): they "
+                            "competed for the CPUs",
+                            busy_at_start, threads, threads == 1 ? "" : "s"));
+  std::map<uint64_t, std::pair<double, double>> by_nedge;  // nedge -> fastest, slowest search
+  for (const SearchRecord& s : searches) {
+    auto [it, fresh] = by_nedge.try_emplace(s.nedge, s.time, s.time);
+    if (!fresh) it->second = {std::min(it->second.first, s.time), std::max(it->second.second, s.time)};
+  }
+  for (const auto& [nedge, range] : by_nedge)
+    if (range.first > 0 && range.second / range.first > kSpread) {
+      w.push_back(fmt::format("searches of equal nedge ({}) took {:.3g} s to {:.3g} s, a {:.0f}x spread: the "
+                              "machine was probably busy; measure again on an idle one",
+                              nedge, range.first, range.second, range.second / range.first));
+      break;
+    }
+  return w;
+}
+
+}  // namespace strata

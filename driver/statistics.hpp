@@ -1,0 +1,28 @@
+// The official statistics block's values (GRAPH500.md section 4) and the signs that a run's timings were
+// disturbed.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "driver/run_result.hpp"
+
+namespace strata {
+
+// Every key of GRAPH500.md section 4, in the reference's order, by spec name.
+std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
+                                                                double construction,
+                                                                const std::vector<SearchRecord>& searches,
+                                                                int processes = 1);
+
+// CPUs that other processes keep busy now: /proc/stat sampled over `seconds` while this process sleeps
+// (negative if unknown). Unlike the load average, it does not remember a build that just finished.
+double busy_cpus(double seconds = 0.1);
+
+// Signs that a run's timings were disturbed, each a sentence (none: an empty list); they change no
+// statistic. Searches of equal nedge (one component) whose times spread more than 20x, or other processes
+// keeping half a CPU or more busy when the run started.
+std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,
+                                              int threads);
+
+}  // namespace strata

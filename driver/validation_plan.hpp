@@ -1,0 +1,127 @@
+// How many searches one validation pass checks, by the method chosen: against the tuples (a packed batch in
+// the memory kernel 1's peak or the budget leaves) or against the on-disk CSR (its rows, buffers and spill in
+// the budget's slack and the disk's free space, the edge cache lent where that saves passes).
+#pragma once
+#include <errno.h>
+#include <fmt/format.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "engine/memory.hpp"
+#include "engine/prepare.hpp"
+#include "storage/file.hpp"
+#include "validate/csr_pass_validator.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+
+// How many searches one pass over the tuples checks (a packed batch; 1: each in place, adding only a bitmap).
+// In-core, validation uses what kernel 1's peak already proved available -- the pre-dedup adjacency that
+// deduplication gave back -- so a run's peak is its construction's. Tiered, it uses the budget's slack (what
+// the edge cache and I/O buffers leave of an explicit --dram-budget), or without one half of what is free
+// once the graph is loaded, as the default budget leaves it. --validate-batch trades memory for passes.
+template <class Id>
+int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
+  const Csr<Id>& g = pg.g;
+  if (requested > 0) {
+    const int slots = std::min(requested, roots);
+    const uint64_t need = slots > 1 ? BatchValidator<Id>::batch_bytes(g.n, slots) : 0, have = available_memory_bytes();
+    if (pg.report.kind != Placement::kInCore && need > have)  // in-core runs were checked before kernel 1
+      throw Error(fmt::format("--validate-batch {} needs {} for its packed batch; {} available (lower it)", slots,
+                              human_bytes(double(need)), human_bytes(double(have))));
+    return slots;
+  }
+  if (pg.report.kind != Placement::kInCore) {
+    const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
+    const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
+    return validation_slots_within(g.n, sizeof(Id), room, roots);
+  }
+  uint64_t raw_entries = 0;
+#pragma omp parallel for reduction(+ : raw_entries)
+  for (uint64_t v = 0; v < g.n; ++v) raw_entries += g.raw_degree(v);
+  return validation_batch_within_build_peak(g.n, sizeof(Id), raw_entries, g.bytes(), roots);
+}
+
+// How a tiered run checks its searches against the on-disk CSR (validate/csr_pass_validator.hpp): searches
+// a pass, and whether the pass borrows the edge cache's DRAM (reloaded after it, before the next search). The
+// pass always has the search's two parent arrays (internal and output), idle while it runs.
+struct CsrPassPlan {
+  int slots = 0;  // 0: it does not fit
+  bool lend_cache = false;
+  uint64_t dram = 0, disk = 0;
+  std::string why_not;  // slots == 0: what is short
+};
+
+// The largest batch whose rows and buffers fit `room` and whose spill fits `disk_free`, at most `roots`.
+template <class Id>
+int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_free, int roots) {
+  using V = CsrPassValidator<Id>;
+  int slots = 0;
+  while (slots < std::min(roots, V::kMaxSlots) && V::rows_bytes(n, slots + 1) + V::buffer_bytes(n, entries, slots + 1) <= room &&
+         V::spill_bytes(n, slots + 1) <= disk_free)
+    ++slots;
+  return slots;
+}
+
+// The plan: what the budget's slack (as validation_batch reckons it) and the idle parent arrays hold, or with
+// the cache lent when that saves time (a reload reads the adjacency like a pass, with little to compute: half
+// a pass); `requested` (--validate-batch) is taken as asked or refused with the figures.
+template <class Id>
+CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
+  using V = CsrPassValidator<Id>;
+  const uint64_t n = pg.g.n, entries = pg.g.directed_edges();
+  const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
+  const uint64_t room = (budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2) +
+                        2 * n * sizeof(Id);
+  const uint64_t lent = room + pg.dram.edge_cache;
+  // A tenth left for the rest of the machine; none where the scratch cannot be created (a read-only mount,
+  // another user's directory): then auto takes the tuples, and an explicit csr is refused before any search.
+  const int unwritable = ::access(pg.report.csr_dir.c_str(), W_OK) == 0 ? 0 : errno;
+  const uint64_t disk = unwritable ? 0 : free_bytes_at(pg.report.csr_dir) / 10 * 9;
+  CsrPassPlan plan;
+  auto take = [&](int slots, bool lend) {
+    plan.slots = slots;
+    plan.lend_cache = lend && slots > 0;
+    plan.dram = slots > 0 ? V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots) : 0;
+    plan.disk = V::spill_bytes(n, slots);
+  };
+  if (requested > 0) {
+    const int slots = std::min({requested, roots, V::kMaxSlots});
+    const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(n, slots);
+    if (need > lent)
+      throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its levels; the "
+                              "budget's slack, the idle parent arrays and the edge cache give {} (lower it)",
+                              slots, human_bytes(double(need)), human_bytes(double(lent))));
+    if (unwritable)
+      throw Error(errno_message(fmt::format("--validate-against csr keeps its scratch in {}, which cannot be written "
+                                            "(use --validate-against tuples)", pg.report.csr_dir), unwritable));
+    if (spill > disk)
+      throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of scratch space in {}; {} free "
+                              "(lower it)",
+                              slots, human_bytes(double(spill)), pg.report.csr_dir, human_bytes(double(disk))));
+    take(slots, need > room);
+    return plan;
+  }
+  const int kept = csr_pass_slots<Id>(n, entries, room, disk, roots),
+            with_cache = csr_pass_slots<Id>(n, entries, lent, disk, roots);
+  auto passes = [&](int slots) { return slots > 0 ? (roots + slots - 1) / slots : INT32_MAX; };
+  const bool lend = kept == 0 || (with_cache > 0 && 1.5 * passes(with_cache) - 0.5 < double(passes(kept)));
+  take(lend ? with_cache : kept, lend);
+  if (plan.slots == 0)
+    plan.why_not = unwritable ? errno_message(fmt::format("scratch space in {}, which cannot be written",
+                                                          pg.report.csr_dir), unwritable)
+                   : V::spill_bytes(n, 1) > disk
+                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
+                                     pg.report.csr_dir, human_bytes(double(disk)))
+                       : fmt::format("{} of DRAM for one search's levels, {} with the edge cache lent",
+                                     human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
+  return plan;
+}
+
+}  // namespace strata
