@@ -70,7 +70,7 @@ class MappedParts {
         throw Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file "
                                 "changed after it was checked at load); remove {} to rebuild it",
                                 dir_, CsrFiles::adj_name(int(p)), uint64_t(at - base_[p]) * sizeof(Id), uint64_t(*at),
-                                dir_));
+                                dir_), Error::kFixSaid);
     throw Error(fmt::format("internal error: adjacency entry {} is no vertex id", uint64_t(*at)));
   }
 

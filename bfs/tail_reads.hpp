@@ -200,7 +200,7 @@ class TailReads {
         throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
                                 "after it was checked at load); remove {} to rebuild it",
                                 files_.adj_files()[r.file]->file.path(), a + uint64_t(at - first) * sizeof(Id),
-                                uint64_t(*at), files_.path()));
+                                uint64_t(*at), files_.path()), Error::kFixSaid);
       }
     }
     return scanned;

@@ -100,7 +100,7 @@ uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int t
   if (!dax && budget < buffers)
     throw Error(fmt::format("--dram-budget {} is below this rank's I/O buffers ({}: {} threads x {} reads x {})",
                             human_bytes(double(budget)), human_bytes(double(buffers)), threads, io.depth,
-                            human_bytes(double(io.request_bytes))));
+                            human_bytes(double(io.request_bytes))), Error::kFixSaid);
   return buffers;
 }
 
@@ -153,15 +153,15 @@ RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_
   const uint64_t n = g.local_count();
   if (L.id_bytes != int(sizeof(Id)))
     throw Error(fmt::format("{} holds rows of {}-byte ids; this run uses {}-byte ids; remove it to rebuild", dir,
-                            L.id_bytes, sizeof(Id)));
+                            L.id_bytes, sizeof(Id)), Error::kFixSaid);
   if (L.n != n || L.parts() != 1)
-    throw Error(fmt::format("{} holds another rank's rows ({} vertices, this rank has {}); remove it to rebuild", dir, L.n, n));
+    throw Error(fmt::format("{} holds another rank's rows ({} vertices, this rank has {}); remove it to rebuild", dir, L.n, n), Error::kFixSaid);
   // The stored rows must be this rank's of this graph: the same vertices (input labels) and raw degrees.
   local_ = load_csr_meta<Id>(files_);
   for (uint64_t i = 0; i < n; ++i)
     if (local_.to_input[i] != g.labels[i] || local_.raw_degree(i) != g.raw_degree[i])
       throw Error(fmt::format("{} holds other rows than this rank's (vertex {}: another graph, rank count or "
-                              "build); remove it to rebuild", dir, i));
+                              "build); remove it to rebuild", dir, i), Error::kFixSaid);
   NumaArray<uint64_t> offsets(n + 1);
   for (uint64_t i = 0; i <= n; ++i) offsets[i] = local_.offsets[i];
   g.offsets.assign(offsets.begin(), offsets.end());
@@ -203,7 +203,7 @@ Error RankRows<Id>::corrupted(const Id* at) const {
   return Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
                            "after it was checked at load); remove {} to rebuild it",
                            report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(Id), uint64_t(*at),
-                           report_.dir));
+                           report_.dir), Error::kFixSaid);
 }
 
 template class RowSpill<uint32_t>;

@@ -208,10 +208,8 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
     try {
       rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.hub_degree,
                    cfg.place.io, omp_get_max_threads(), dax);
-    } catch (const Error& e) {  // every refusal of stored rows says how to get good ones
-      const std::string why = e.what();
-      if (why.find("remove ") != std::string::npos || why.find("--dram-budget") != std::string::npos) throw;
-      throw Error(why + "; remove " + dir + " and run again to rebuild it");
+    } catch (const Error& e) {
+      throw with_rebuild_hint(e, dir);
     }
   });
   rows->report().reused = have;

@@ -10,8 +10,18 @@
 namespace strata {
 
 struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  // Whether the message says its own fix (what to remove to rebuild, which flag to change). A caller that refuses
+  // stored data adds how to rebuild it only where it does not (with_rebuild_hint).
+  enum Fix : bool { kFixUnsaid = false, kFixSaid = true };
+  explicit Error(const std::string& what, Fix fix = kFixUnsaid) : std::runtime_error(what), fix_said(fix) {}
+  bool fix_said;
 };
+
+// e as it is where it says its fix, else e with "; remove PATH and run again to rebuild it": every refusal of
+// stored data (the on-disk CSR, a rank's rows) says how to get good data.
+inline Error with_rebuild_hint(const Error& e, const std::string& path) {
+  return e.fix_said ? e : Error(std::string(e.what()) + "; remove " + path + " and run again to rebuild it", Error::kFixSaid);
+}
 
 // "what: strerror(errno)", for failures of system calls.
 std::string errno_message(const std::string& what, int err);

@@ -266,7 +266,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   if (max_list * sizeof(Id) + 8 > memory_bytes)
     throw Error(fmt::format("building the on-disk CSR needs at least {} of memory for the longest list; {} allowed "
                             "(raise --dram-budget)",
-                            human_bytes(double(max_list * sizeof(Id))), human_bytes(double(memory_bytes))));
+                            human_bytes(double(max_list * sizeof(Id))), human_bytes(double(memory_bytes))), Error::kFixSaid);
 
   const Partitioning partitioning = Partitioning::balanced(n, [&](uint64_t v) { return raw[v] + v; }, parts, topo);
   CsrLayout layout;
@@ -379,7 +379,7 @@ void write_labels_and_duplicates(CsrWriter& writer, const Id* to_input, const ui
 template <class Id>
 Csr<Id> load_csr_meta(const CsrFiles& files) {
   const CsrLayout& L = files.layout();
-  if (L.id_bytes != int(sizeof(Id))) throw Error(files.path() + " holds ids of another width; remove it to rebuild");
+  if (L.id_bytes != int(sizeof(Id))) throw Error(files.path() + " holds ids of another width; remove it to rebuild", Error::kFixSaid);
   const uint64_t n = L.n;
   CsrFiles::MetaReader meta(files);
   NumaArray<uint64_t> offsets(n + 1);

@@ -102,7 +102,7 @@ uint64_t k_for_budget_or_refuse(const Csr<Id>& g, uint64_t budget, uint64_t io_b
                             "I/O buffers",
                             human_bytes(double(budget)), whose, hub_degree,
                             human_bytes(double(cache_entries(g, 0, hub_degree) * sizeof(Id))),
-                            human_bytes(double(io_buffers))));
+                            human_bytes(double(io_buffers))), Error::kFixSaid);
   return k;
 }
 

@@ -191,7 +191,7 @@ uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io
     throw Error(fmt::format("--dram-budget {} is below the minimum {} for out-of-core: the I/O buffers alone take {} "
                             "({} threads x depth {} x {}); raise it, or lower --io-depth or --threads",
                             human_bytes(double(budget)), human_bytes(double(io)), human_bytes(double(io)), threads,
-                            opt.depth, human_bytes(double(opt.request_bytes))));
+                            opt.depth, human_bytes(double(opt.request_bytes))), Error::kFixSaid);
   if (held + budget > available)
     throw Error(fmt::format("{} SCALE {} needs {} plus the {} budget; {} available", placement, scale, fixed,
                             human_bytes(double(budget)), human_bytes(double(available))));
@@ -202,10 +202,10 @@ void check_cache_fits(uint64_t k, uint64_t cache, uint64_t io, uint64_t budget, 
                       uint64_t available) {
   if (cache + io > budget && budget_given)
     throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of I/O buffers, more than --dram-budget {}",
-                            k, human_bytes(double(cache)), human_bytes(double(io)), human_bytes(double(budget))));
+                            k, human_bytes(double(cache)), human_bytes(double(io)), human_bytes(double(budget))), Error::kFixSaid);
   if (cache + io + state > available)
     throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of O(N) state; {} available", k,
-                            human_bytes(double(cache)), human_bytes(double(state)), human_bytes(double(available))));
+                            human_bytes(double(cache)), human_bytes(double(state)), human_bytes(double(available))), Error::kFixSaid);
 }
 
 }  // namespace strata

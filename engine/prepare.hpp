@@ -159,12 +159,6 @@ bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts,
   return false;
 }
 
-// Every refusal of a stored CSR says how to get a good one.
-inline Error with_rebuild_hint(const Error& e, const std::string& path) {
-  const std::string why = e.what();
-  return why.find("remove ") != std::string::npos ? e : Error(why + "; remove " + path + " and run again to rebuild it");
-}
-
 // K for the edge cache: the one asked for (checked against the budget), none for DAX without a budget, or
 // the largest the budget holds.
 template <class Id>
@@ -234,7 +228,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
     try {
       read();
     } catch (const Error& e) {
-      throw prepare_detail::with_rebuild_hint(e, path);
+      throw with_rebuild_hint(e, path);
     }
   };
   read_csr([&] {

@@ -76,7 +76,7 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
   if (int(h.scale) != scale || h.graph_hash != graph_hash)
     throw Error(fmt::format("{} was built from another graph (SCALE {}, graph checksum {:016x}; this graph: SCALE {}, "
                             "{:016x}): remove it and run again to rebuild",
-                            path, h.scale, h.graph_hash, scale, graph_hash));
+                            path, h.scale, h.graph_hash, scale, graph_hash), Error::kFixSaid);
   CsrLayout& L = c.layout_;
   L.graph_hash = h.graph_hash;
   L.scale = int(h.scale);

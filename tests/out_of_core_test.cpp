@@ -410,5 +410,19 @@ TEST(CsrFiles, DamagedForeignAndUnfinishedCsrsAreRefused) {
   EXPECT_TRUE(std::filesystem::exists(path + ".tmp-" + std::to_string(::getpid())));
 }
 
+// A refusal of stored data says how to rebuild it once: errors that name their own fix (what to remove, the
+// budget to raise) pass unchanged, by their type's field rather than their text.
+TEST(Errors, RebuildHintIsAddedOnlyWhereTheErrorDoesNotSayItsFix) {
+  const Error plain("csr.hdr is corrupted");
+  EXPECT_STREQ(with_rebuild_hint(plain, "/g/csr-p1").what(),
+               "csr.hdr is corrupted; remove /g/csr-p1 and run again to rebuild it");
+  EXPECT_STREQ(with_rebuild_hint(with_rebuild_hint(plain, "/g/csr-p1"), "/g/csr-p1").what(),
+               "csr.hdr is corrupted; remove /g/csr-p1 and run again to rebuild it");
+  const Error budget("--dram-budget 1M cannot hold the hubs' lists", Error::kFixSaid);
+  EXPECT_STREQ(with_rebuild_hint(budget, "/g/csr-p1").what(), budget.what());
+  const Error remove_word("could not remove the old file");  // "remove" in the text is no longer taken as a fix
+  EXPECT_NE(std::string(with_rebuild_hint(remove_word, "/g").what()).find("; remove /g"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace strata

@@ -156,7 +156,7 @@ void CsrPassValidator<Id>::check_labels(std::span<int32_t> scratch) const {
     if (label >= n || (seen[label / 32] >> (label % 32)) & 1)
       throw Error(fmt::format("{} is damaged: internal vertex {}'s label {} is out of range or shared; remove it to "
                               "rebuild",
-                              files_.path(), v, label));
+                              files_.path(), v, label), Error::kFixSaid);
     seen[label / 32] |= 1u << (label % 32);
   }
 }
