@@ -19,6 +19,14 @@ IoFaults& io_faults() {
   return faults;
 }
 
+int IoFaults::plant(int res) {
+  const uint64_t nth = completions.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (const uint64_t e = error_at.load(std::memory_order_relaxed); e != 0 && nth == e) res = -EIO;
+  if (const uint64_t k = short_every.load(std::memory_order_relaxed); k != 0 && nth % k == 0 && res >= 8192)
+    res = int(align_down(uint64_t(res) / 2));
+  return res;
+}
+
 UringReader::UringReader(std::vector<const DirectFile*> files, unsigned depth, uint32_t buffer_bytes)
     : files_(std::move(files)), depth_(depth), buffer_bytes_(uint32_t(align_up(buffer_bytes))),
       ring_(std::make_unique<io_uring>()), slots_(depth) {
@@ -62,11 +70,7 @@ void UringReader::prepare(unsigned slot) {
 
 bool UringReader::complete(unsigned slot, int res) {
   Slot& s = slots_[slot];
-  IoFaults& f = io_faults();
-  const uint64_t nth = f.completions.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (const uint64_t e = f.error_at.load(std::memory_order_relaxed); e != 0 && nth == e) res = -EIO;
-  if (const uint64_t k = f.short_every.load(std::memory_order_relaxed); k != 0 && nth % k == 0 && res >= 8192)
-    res = int(align_down(uint64_t(res) / 2));
+  if (IoFaults& f = io_faults(); f.armed()) [[unlikely]] res = f.plant(res);
   const DirectFile& file = *files_[s.req.file];
   const uint64_t at = s.req.offset + s.done;
   if (res == -EINTR || res == -EAGAIN) {

@@ -33,11 +33,18 @@ struct ReadRequest {
   uint64_t tag[2] = {0, 0};  // the caller's bookkeeping
 };
 
-// Test hook: faults planted into completions of every reader in the process (0 = off).
+// Test hook (--debug-io-faults): faults planted into completions of every reader in the process (0 = off).
+// Unarmed, a completion reads two fields that never change; only armed faults count completions (a counter
+// shared by every thread, kept off the production path).
 struct IoFaults {
   std::atomic<uint64_t> short_every{0};  // every Nth completion of >= 8 KiB reports half its length
   std::atomic<uint64_t> error_at{0};     // the Nth completion fails with EIO
-  std::atomic<uint64_t> completions{0};
+  std::atomic<uint64_t> completions{0};  // counted while a fault is armed
+
+  bool armed() const {
+    return (short_every.load(std::memory_order_relaxed) | error_at.load(std::memory_order_relaxed)) != 0;
+  }
+  int plant(int res);  // a completion's result, with the armed faults applied
 };
 IoFaults& io_faults();
 
