@@ -270,9 +270,8 @@ int cmd_run(const RunConfig& cfg, const std::string& json_path) {
   }
   if (!prints) return result->ok() ? 0 : 1;
   const RunResult& r = *result;
-  const nlohmann::json j = to_json(r);
-  if (!json_path.empty()) write_json_file(json_path, j);  // before the block: a failed write is no result
-  std::fputs(format_run(r, j, json_path).c_str(), stdout);
+  if (!json_path.empty()) write_json_file(json_path, to_json(r));  // before the block: a failed write is no result
+  std::fputs(format_run(r, json_path).c_str(), stdout);
   if (r.ok()) return 0;
   std::fprintf(stderr, "strata: error: %s\n", r.failure.c_str());
   return 1;

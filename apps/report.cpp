@@ -196,7 +196,7 @@ std::string mpi_line(const RunResult& r) {
                      human_bytes(r.searches.empty() ? 0.0 : double(sent) / double(r.searches.size())));
 }
 
-std::string format_run(const RunResult& r, const nlohmann::json& j, const std::string& json_path) {
+std::string format_run(const RunResult& r, const std::string& json_path) {
   if (!r.ok()) return r.failure + "\nNo statistics: a run with a failed validation has no results.\n";
   std::string out = format_block(r.statistics);
   if (r.placement.kind == Placement::kDax) {
@@ -216,7 +216,7 @@ std::string format_run(const RunResult& r, const nlohmann::json& j, const std::s
   if (!r.ranks.empty()) out += mpi_line(r);
   if (!r.validate) out += "validation: skipped (--no-validate): these results cannot be submitted\n";
   else out += validation_line(r);
-  return out + summary_line(j, r.measurement_warnings, json_path) + "\n";
+  return out + summary_line(r, json_path) + "\n";
 }
 
 void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement) {
@@ -233,20 +233,16 @@ void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placeme
   }
 }
 
-std::string summary_line(const nlohmann::json& run, const std::vector<std::string>& warnings,
-                         const std::string& json_path) {
-  const uint64_t searches = run["nbfs"].get<uint64_t>();
-  uint64_t valid = 0;
-  for (const auto& s : run["searches"]) valid += s["valid"].is_boolean() && s["valid"].get<bool>();
-  const std::string checked = run["validated"].get<bool>()
-                                  ? fmt::format("{} of {} searches validated", valid, searches)
-                                  : fmt::format("{} searches NOT validated", searches);
+std::string summary_line(const RunResult& r, const std::string& json_path) {
+  const uint64_t valid = uint64_t(std::count_if(r.searches.begin(), r.searches.end(), [](const SearchRecord& s) { return s.valid; }));
+  const std::string checked = r.validate && r.ok() ? fmt::format("{} of {} searches validated", valid, r.searches.size())
+                                                   : fmt::format("{} searches NOT validated", r.searches.size());
   std::string line = fmt::format(
-      "summary: SCALE {}, {}, {}, {:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g}), {}",
-      run["scale"].get<int>(), run["placement"].get<std::string>(), checked,
-      run["bfs_harmonic_mean_TEPS"].get<double>() / 1e9, run["bfs_min_TEPS"].get<double>() / 1e9,
-      run["bfs_max_TEPS"].get<double>() / 1e9, json_path.empty() ? "no JSON (--json FILE)" : "JSON in " + json_path);
-  for (const std::string& w : warnings) line += "; warning: " + w;
+      "summary: SCALE {}, {}, {}, {:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g}), {}", r.spec.scale,
+      placement_name(r.placement.kind), checked, r.statistic("bfs_harmonic_mean_TEPS") / 1e9,
+      r.statistic("bfs_min_TEPS") / 1e9, r.statistic("bfs_max_TEPS") / 1e9,
+      json_path.empty() ? "no JSON (--json FILE)" : "JSON in " + json_path);
+  for (const std::string& w : r.measurement_warnings) line += "; warning: " + w;
   return line;
 }
 

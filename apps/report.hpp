@@ -17,12 +17,11 @@ nlohmann::json to_json(const RunResult& r);
 
 // What `strata run` prints on stdout after the searches: the block, the placement lines, the validation
 // note, the summary; or the failure message.
-std::string format_run(const RunResult& r, const nlohmann::json& j, const std::string& json_path);  // j: to_json(r)
+std::string format_run(const RunResult& r, const std::string& json_path);
 
 // One line for people after the Graph500 block: SCALE, placement, searches validated, harmonic-mean TEPS in
 // GTEPS, the spread, where the JSON went, and any measurement warning.
-std::string summary_line(const nlohmann::json& run, const std::vector<std::string>& warnings,
-                         const std::string& json_path);
+std::string summary_line(const RunResult& r, const std::string& json_path);
 
 // --trace: one stderr line per level of one search.
 void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement);

@@ -52,18 +52,18 @@ TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
 }
 
 TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
-  nlohmann::json run = {{"nbfs", 2},
-                        {"scale", 20},
-                        {"placement", "out-of-core"},
-                        {"validated", true},
-                        {"bfs_harmonic_mean_TEPS", 1.234e9},
-                        {"bfs_min_TEPS", 0.9e9},
-                        {"bfs_max_TEPS", 2.0e9},
-                        {"searches", {{{"valid", true}}, {{"valid", true}}}}};
-  EXPECT_EQ(summary_line(run, {}, "r.json"),
+  RunResult r;
+  r.spec.scale = 20;
+  r.placement.kind = Placement::kOutOfCore;
+  r.searches = {{1, 0.1, 10, 0.0, true}, {2, 0.1, 10, 0.0, true}};
+  r.statistics = {{"bfs_min_TEPS", 0.9e9}, {"bfs_max_TEPS", 2.0e9}, {"bfs_harmonic_mean_TEPS", 1.234e9}};
+  EXPECT_EQ(summary_line(r, "r.json"),
             "summary: SCALE 20, out-of-core, 2 of 2 searches validated, 1.23 GTEPS harmonic mean (min 0.9, max 2), "
             "JSON in r.json");
-  EXPECT_NE(summary_line(run, {"busy"}, "").find("no JSON (--json FILE); warning: busy"), std::string::npos);
+  r.measurement_warnings = {"busy"};
+  EXPECT_NE(summary_line(r, "").find("no JSON (--json FILE); warning: busy"), std::string::npos);
+  r.validate = false;
+  EXPECT_NE(summary_line(r, "").find("2 searches NOT validated"), std::string::npos);
 }
 
 TEST(Progress, EtaFromTheRateSoFar) {
