@@ -235,7 +235,7 @@ std::string version_text() {
 // `mpirun -np P strata run`: every rank runs the distributed driver once all have accepted their command line;
 // from then on an error on any rank ends them all, in one agreed ending (Comm::fail).
 RunResult run_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
-  check_mpi_config(cfg, comm.size());
+  check_mpi_config(cfg, hooks.plant, comm.size());
   mpi_agree({});
   try {
     return run_graph500_mpi(cfg, hooks, comm);
@@ -249,12 +249,13 @@ RunResult run_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm)
 
 // `strata run`: the driver with progress and traces on the terminal, then the JSON, the block and the summary
 // (under mpirun, rank 0 alone prints them).
-int cmd_run(const RunConfig& cfg, const std::string& json_path) {
+int cmd_run(const RunConfig& cfg, const PlantedFaults& plant, const std::string& json_path) {
   std::optional<RunResult> result;
   bool prints = true;
   {
     Progress progress("kernel 1");
     RunHooks hooks;
+    hooks.plant = plant;
     hooks.progress = [&](const std::string& phase, uint64_t done, uint64_t total, const std::string& detail) {
       progress.set_label(phase);
       progress.update(done, total, detail);
@@ -301,6 +302,7 @@ int main_checked(int argc, char** argv) {
 
   SpecFlags run_flags;
   RunConfig cfg;
+  PlantedFaults plant;  // --debug-corrupt-*
   std::string numa = "auto";
   bool no_validate = false, td_only = false, bu_only = false;
   auto* run = app.add_subcommand("run", "a Graph500 BFS run: construction, searches, validation, statistics");
@@ -361,10 +363,10 @@ int main_checked(int argc, char** argv) {
   std::string fault_plan;
   run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails); under mpirun, rank:R for rank R alone")
       ->group("");
-  run->add_option("--debug-corrupt-search", cfg.corrupt_search,
+  run->add_option("--debug-corrupt-search", plant.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
       ->group("");  // hidden from --help
-  run->add_flag("--debug-corrupt-csr", cfg.corrupt_csr,
+  run->add_flag("--debug-corrupt-csr", plant.corrupt_csr,
                 "testing: damage kernel 1's graph (two labels swapped): the CSR certificate must fail the run")
       ->group("");
   run->add_option("--debug-id-bytes", cfg.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
@@ -471,8 +473,8 @@ int main_checked(int argc, char** argv) {
     cfg.place.dram_budget = parse_bytes(dram_budget, "--dram-budget");
     if (cfg.place.dram_budget == 0) throw Error("--dram-budget must be positive");
   }
-  if (cfg.corrupt_search >= cfg.roots)
-    throw Error(fmt::format("--debug-corrupt-search {}: the run has {} searches (0 to {})", cfg.corrupt_search, cfg.roots,
+  if (plant.corrupt_search >= cfg.roots)
+    throw Error(fmt::format("--debug-corrupt-search {}: the run has {} searches (0 to {})", plant.corrupt_search, cfg.roots,
                             cfg.roots - 1));
   const uint64_t request = parse_bytes(io_request, "--io-request");
   if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
@@ -502,7 +504,7 @@ int main_checked(int argc, char** argv) {
     if (k < 1 || k > 1024) throw Error(fmt::format("--numa-nodes must be auto or 1..1024 (got {})", numa));
     cfg.numa_parts = int(k);
   }
-  return cmd_run(cfg, json_path);
+  return cmd_run(cfg, plant, json_path);
 }
 
 #if STRATA_WITH_MPI

@@ -28,7 +28,7 @@
 
 namespace strata {
 
-void check_mpi_config(const RunConfig& cfg, int processes) {
+void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
   if (cfg.place.kind != Placement::kInCore && cfg.graph_dir.empty())
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
@@ -41,7 +41,7 @@ void check_mpi_config(const RunConfig& cfg, int processes) {
     throw Error("--rank-dir holds each rank's rows for --placement out-of-core or dax; an in-core run keeps them in DRAM");
   if (cfg.validate_against == ValidationMethod::kCsr)
     throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
-  if (cfg.corrupt_csr) throw Error("--debug-corrupt-csr tests the CSR certificate, which a run " + under + " does not use");
+  if (plant.corrupt_csr) throw Error("--debug-corrupt-csr tests the CSR certificate, which a run " + under + " does not use");
   if (cfg.numa_parts > 0) throw Error("--numa-nodes: a run " + under + " partitions by rank (start one rank per NUMA node)");
 }
 
@@ -287,7 +287,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
     const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
     r.searches.push_back({roots[i], time, nedge, 0.0, false});
     totals.bytes_sent += stats.bytes_sent;
-    if (cfg.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
+    if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
     if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
     r.search_stats.push_back(std::move(stats));
@@ -392,8 +392,8 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
 // What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's
 // checksum) and the options that shape the run's collectives and results. Per-rank choices (threads, budgets,
 // caches, --rank-dir, memory nodes) may differ.
-std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& cfg, const KroneckerSpec& spec,
-                                                               uint64_t graph_hash) {
+std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& cfg, const PlantedFaults& plant,
+                                                               const KroneckerSpec& spec, uint64_t graph_hash) {
   return {{"SCALE", std::to_string(spec.scale)},
           {"edgefactor", std::to_string(spec.edgefactor)},
           {"seed", fmt::format("{},{}", spec.seed1, spec.seed2)},
@@ -406,15 +406,16 @@ std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& 
           {"--beta", fmt::format("{}", cfg.bfs.beta)},
           {"the direction (--top-down-only, --bottom-up-only)", std::to_string(int(cfg.bfs.direction))},
           {"--trace", cfg.bfs.trace ? "on" : "off"},
-          {"--debug-corrupt-search", std::to_string(cfg.corrupt_search)},
+          {"--debug-corrupt-search", std::to_string(plant.corrupt_search)},
           {"--debug-id-bytes", std::to_string(cfg.id_bytes)}};
 }
 
 // Rank 0's graph and options against every rank's: a rank that differs ends the run before any work, naming
 // itself and the first field (two ranks reading different graphs under one path ran "valid" with the other's
 // nedge; a different SCALE crashed; a different --no-validate hung).
-void check_ranks_agree(const RunConfig& cfg, const KroneckerSpec& spec, uint64_t graph_hash, const Comm& comm) {
-  const auto mine = shared_fields(cfg, spec, graph_hash);
+void check_ranks_agree(const RunConfig& cfg, const PlantedFaults& plant, const KroneckerSpec& spec, uint64_t graph_hash,
+                       const Comm& comm) {
+  const auto mine = shared_fields(cfg, plant, spec, graph_hash);
   std::string text;
   for (const auto& [name, value] : mine) text += value + '\n';
   const std::string root = comm.broadcast(text, 0);
@@ -441,7 +442,7 @@ void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, cons
 }  // namespace
 
 RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
-  check_mpi_config(cfg, comm.size());
+  check_mpi_config(cfg, hooks.plant, comm.size());
   omp_set_num_threads(cfg.threads > 0 ? cfg.threads : comm.cores_per_rank());
   RunResult r;
   r.graph_dir = cfg.graph_dir;
@@ -457,10 +458,10 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
       lock.emplace(lock_graph_dir(cfg.graph_dir));  // each rank: a shared lock, held for the run
       dir.emplace(GraphDir::open(cfg.graph_dir));
     });
-    check_ranks_agree(cfg, dir->spec(), dir->header_hash(), comm);
+    check_ranks_agree(cfg, hooks.plant, dir->spec(), dir->header_hash(), comm);
     run_with_ids(r, cfg, *dir, comm, hooks);
   } else {
-    check_ranks_agree(cfg, cfg.spec, 0, comm);
+    check_ranks_agree(cfg, hooks.plant, cfg.spec, 0, comm);
     run_with_ids(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
   }
   return r;

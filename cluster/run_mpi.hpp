@@ -9,7 +9,7 @@
 namespace strata {
 
 // Refuses, before any work, what the distributed run does not do yet (named in the message).
-void check_mpi_config(const RunConfig& config, int processes);
+void check_mpi_config(const RunConfig& config, const PlantedFaults& plant, int processes);
 
 RunResult run_graph500_mpi(const RunConfig& config, const RunHooks& hooks, const Comm& comm);
 

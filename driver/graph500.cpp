@@ -125,7 +125,7 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
     const double time = now() - s0;
     const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
     result.searches.push_back({roots[i], time, nedge, 0.0, false});
-    if (cfg.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
+    if (hooks.plant.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
     if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
     result.search_stats.push_back(std::move(stats));
@@ -174,7 +174,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
 template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
                           const Topology& topo, const RunHooks& hooks, double busy_at_start) {
-  if (cfg.corrupt_csr) swap_two_labels(pg.g);
+  if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
   const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
   pin_threads(pg.partitioning, topo, r.threads);
   run_searches(r, cfg, source, pg, *bfs, hooks);

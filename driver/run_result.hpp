@@ -51,8 +51,6 @@ struct RunConfig {
   int validate_batch = 0;  // searches per validation pass; 0: as many as kernel 1's peak memory allows
   // kAuto: the CSR in-core; tiered, the on-disk CSR where it takes fewer passes than the tuples, else the tuples
   ValidationMethod validate_against = ValidationMethod::kAuto;
-  int corrupt_search = -1;  // testing: plant a parent cycle into this search's result after it is timed
-  bool corrupt_csr = false;  // testing: swap two vertices' labels after kernel 1 (the CSR certificate must refuse)
   int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
 
   PlacementSpec place;  // where the graph lives (parts and threads are filled in by the driver)
@@ -122,10 +120,18 @@ struct RunResult {
 };
 
 // Told as the run goes: progress of a phase (label, done, total, detail), and each search's levels (with
-// --trace) right after it is timed.
+// --trace) right after it is timed; and the faults a test plants.
+// Faults a test plants into a run to prove that validation catches them (--debug-corrupt-search,
+// --debug-corrupt-csr): the run's own data, never its configuration.
+struct PlantedFaults {
+  int corrupt_search = -1;   // a parent cycle in this search's result, planted after it is timed
+  bool corrupt_csr = false;  // two vertices' labels swapped after kernel 1 (the CSR certificate must refuse)
+};
+
 struct RunHooks {
   std::function<void(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail)> progress;
   std::function<void(size_t search, uint64_t root, const SearchStats& stats)> trace;
+  PlantedFaults plant;
 
   void report(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail = {}) const {
     if (progress) progress(phase, done, total, detail);
