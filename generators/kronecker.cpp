@@ -48,7 +48,7 @@ Kronecker::Kronecker(const KroneckerSpec& spec) : spec_(spec), seed_(mrg_seed(sp
 }
 
 
-Edge Kronecker::edge_from_stream(MrgState s) const {
+Edge Kronecker::edge_from_stream(MrgState& s) const {
   // The reference's make_one_edge, draw by draw, rejections included.
   uint64_t n = spec_.vertex_count(), src = 0, tgt = 0;
   while (n > 1) {
@@ -65,14 +65,20 @@ Edge Kronecker::edge_from_stream(MrgState s) const {
   return {scramble(src), scramble(tgt)};
 }
 
-void Kronecker::generate_parallel(uint64_t begin, uint64_t end, Edge* out) const {
+void Kronecker::generate_parallel(uint64_t begin, uint64_t end, Edge* out, float* weights) const {
   const uint64_t piece = 4096;
 #pragma omp parallel for schedule(dynamic, 1)
   for (uint64_t first = begin; first < end; first += piece)
-    generate(first, std::min(end, first + piece), out + (first - begin));
+    generate(first, std::min(end, first + piece), out + (first - begin), weights ? weights + (first - begin) : nullptr);
 }
 
-void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
+void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out, float* weights) const {
+  if (weights) generate_lanes<true>(begin, end, out, weights);
+  else generate_lanes<false>(begin, end, out, nullptr);
+}
+
+template <bool kWeights>
+void Kronecker::generate_lanes(uint64_t begin, uint64_t end, Edge* out, float* weights) const {
   if (begin >= end) return;
   const MrgMatrix& stride = mrg_edge_stride();
   MrgMatrix lane_stride = MrgMatrix::identity();
@@ -115,11 +121,16 @@ void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out) const {
     tgt = scramble_words(tgt, val0_, val1_, out_shift);
     const int n = int(std::min<uint64_t>(kLanes, end - e));
     for (int j = 0; j < n; ++j) out[e - begin + j] = {src[j], tgt[j]};
+    if constexpr (kWeights) {  // the next draw on each lane's stream
+      const Lanes u = reduce_lanes(fold_lanes(kMrgA1 * z[r] + kMrgA5 * z[(r + 4) % 5]));
+      for (int j = 0; j < n; ++j) weights[e - begin + j] = weight_from_draw(uint32_t(u[j]));
+    }
     if (any_lane(rejected)) [[unlikely]] {
       for (int j = 0; j < n; ++j) {
         MrgState lane;
         for (int k = 0; k < 5; ++k) lane.z[k] = start[k][j];
         out[e - begin + j] = edge_from_stream(lane);
+        if constexpr (kWeights) weights[e - begin + j] = weight_from_draw(lane.next());
       }
     }
 

@@ -25,6 +25,16 @@ struct Edge {
   uint64_t u, v;
 };
 
+// Kernel 3's weight of a tuple from its draw u in [0, 2^31 - 1): the reference's mrg_get_float_orig, a float
+// product in double, rounded to float: fl32((double)fl32(u) * 0x1.00000002p-31), in [0, 1] (SSSP.md 1.1).
+// Written as the reference writes it. (Over the integer draws, fl32(u) * 2^-31 in float happens to give the same
+// bits -- checked for every u on 2026-11-23 -- but not over every float, which SSSP.md counts.)
+inline float weight_from_draw(uint32_t u) {
+  constexpr double kScale = .000000000465661287524579692;  // the reference's literal
+  static_assert(kScale == 0x1.00000002p-31);
+  return float(double(float(u)) * kScale);
+}
+
 // Reverses the bits of each 64-bit word; W is uint64_t or a vector of them (GCC vector extension), so
 // the lanes of the generator and the scalar paths share one definition.
 template <class W>
@@ -54,18 +64,23 @@ class Kronecker {
   explicit Kronecker(const KroneckerSpec& spec);
   const KroneckerSpec& spec() const { return spec_; }
 
-  // Writes edges [begin, end) to out[0 .. end-begin).
-  void generate(uint64_t begin, uint64_t end, Edge* out) const;
+  // Writes edges [begin, end) to out[0 .. end-begin), and with `weights` their kernel-3 weights to
+  // weights[0 .. end-begin): the draw after each tuple's endpoint draws on its own substream (SSSP.md 1.1), so
+  // the edges are the same with or without them and a BFS-only caller pays nothing.
+  void generate(uint64_t begin, uint64_t end, Edge* out, float* weights = nullptr) const;
   // The same, split across the OpenMP team (for callers that need one large block in order).
-  void generate_parallel(uint64_t begin, uint64_t end, Edge* out) const;
+  void generate_parallel(uint64_t begin, uint64_t end, Edge* out, float* weights = nullptr) const;
   // The reference's vertex permutation, a bijection on [0, N).
   uint64_t scramble(uint64_t v) const { return scramble_words(v, val0_, val1_, 64 - spec_.scale); }
   uint64_t scramble_val0() const { return val0_; }
   uint64_t scramble_val1() const { return val1_; }
 
  private:
-  // Edge from its stream state, one draw at a time (the lanes' fallback for rejected draws).
-  Edge edge_from_stream(MrgState s) const;
+  // Edge from its stream state, one draw at a time (the lanes' fallback for rejected draws); the stream is
+  // left after the edge's last draw (the weight's draw is next).
+  Edge edge_from_stream(MrgState& s) const;
+  template <bool kWeights>
+  void generate_lanes(uint64_t begin, uint64_t end, Edge* out, float* weights) const;
 
   KroneckerSpec spec_;
   MrgState seed_;

@@ -4,7 +4,9 @@
 
 #include <ostream>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -175,6 +177,101 @@ TEST(Generator, LargeScalesStayInRange) {
     for (const Edge& x : e) {
       EXPECT_LT(x.u, gen.spec().vertex_count());
       EXPECT_LT(x.v, gen.spec().vertex_count());
+    }
+  }
+}
+
+
+// Kernel 3's weights (SSSP.md section 1 and its vectors, computed by the reference 3.0.1): the draw after
+// each tuple's endpoint draws on its own substream, as fl32((double)fl32(u) * 0x1.00000002p-31).
+
+uint32_t float_bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+uint64_t fnv1a_floats(const float* w, uint64_t count) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint64_t i = 0; i < count; ++i)
+    for (int b = 0; b < 4; ++b) h = (h ^ ((float_bits(w[i]) >> (8 * b)) & 0xFF)) * 0x100000001b3ULL;
+  return h;
+}
+
+struct WeightVector {
+  int scale;
+  uint64_t w1024, wall, self_loops;
+  float min, max;
+  uint64_t first[4][3];  // v0, v1, weight bits
+};
+
+const WeightVector kWeightVectors[] = {
+    {10, 0x15717a5880d2c446ULL, 0x2727e7b3b912871aULL, 144, 1.35786831e-05f, 0.999913812f,
+     {{299, 797, 0x3efaf79e}, {684, 861, 0x3f074f26}, {185, 385, 0x3f26bcd6}, {428, 328, 0x3e86be0c}}},
+    {12, 0xc6f96b7072adfc88ULL, 0x7ee1f781bbd4af8cULL, 208, 1.43880025e-05f, 0.999984086f,
+     {{2477, 2850, 0x3f0fcb33}, {684, 2881, 0x3f34cb78}, {2400, 3127, 0x3e023d8f}, {185, 2209, 0x3f26450c}}},
+    {14, 0x12257f9a3ba4ab44ULL, 0x1f01898b5626dda4ULL, 326, 4.83961776e-06f, 0.999996305f,
+     {{14207, 9077, 0x3e04807b}, {5452, 10379, 0x3f30e7c9}, {16229, 1854, 0x3eb19531}, {2400, 14842, 0x3f40d8d9}}},
+};
+
+TEST(Weights, FromDrawAsTheReferenceRoundsIt) {
+  EXPECT_EQ(weight_from_draw(0), 0.0f);
+  EXPECT_EQ(float_bits(weight_from_draw(1)), 0x30000000u);
+  EXPECT_EQ(weight_from_draw(1u << 24), 0.0078125f);
+  EXPECT_EQ(float_bits(weight_from_draw(2147483583u)), 0x3f7fffffu);
+  EXPECT_EQ(weight_from_draw(2147483584u), 1.0f);  // fl32(u) = 2^31: the reference's [0, 1] includes 1
+  EXPECT_EQ(weight_from_draw(2147483646u), 1.0f);
+}
+
+TEST(Weights, MatchTheReferenceVectors) {
+  for (const WeightVector& t : kWeightVectors) {
+    Kronecker gen({t.scale, 16, 2, 3});
+    const uint64_t m = gen.spec().edge_count();
+    std::vector<Edge> edges(m), plain(m);
+    std::vector<float> w(m);
+    gen.generate_parallel(0, m, edges.data(), w.data());
+    gen.generate(0, m, plain.data());
+    EXPECT_EQ(fnv1a_floats(w.data(), 1024), t.w1024) << "SCALE " << t.scale;
+    EXPECT_EQ(fnv1a_floats(w.data(), m), t.wall) << "SCALE " << t.scale;
+    EXPECT_EQ(*std::min_element(w.begin(), w.end()), t.min);
+    EXPECT_EQ(*std::max_element(w.begin(), w.end()), t.max);
+    uint64_t loops = 0;
+    for (uint64_t i = 0; i < m; ++i) {
+      loops += edges[i].u == edges[i].v;
+      ASSERT_TRUE(edges[i].u == plain[i].u && edges[i].v == plain[i].v) << "the weights changed tuple " << i;
+    }
+    EXPECT_EQ(loops, t.self_loops);
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(edges[i].u, t.first[i][0]);
+      EXPECT_EQ(edges[i].v, t.first[i][1]);
+      EXPECT_EQ(float_bits(w[i]), t.first[i][2]) << "SCALE " << t.scale << " tuple " << i;
+    }
+  }
+}
+
+// The lanes against a scalar transcription of the reference (the draw after the last Bernoulli draw,
+// rejections included), over every tuple of graphs with rejected draws, and in uneven pieces.
+TEST(Weights, LanesEqualTheScalarDrawAfterEachTuple) {
+  for (auto [scale, s1, s2] : {std::tuple{13, 2ULL, 3ULL}, std::tuple{11, 7ULL, 99ULL}}) {
+    Kronecker gen({scale, 16, s1, s2});
+    const uint64_t m = gen.spec().edge_count();
+    std::vector<Edge> edges(m);
+    std::vector<float> w(m);
+    for (uint64_t b = 0; b < m;) {
+      const uint64_t e = std::min(m, b + 1 + (b * 7919) % 1237);
+      gen.generate(b, e, edges.data() + b, w.data() + b);
+      b = e;
+    }
+    const MrgState seed = mrg_seed(s1, s2);
+    uint64_t rejected = 0;
+    for (uint64_t ei = 0; ei < m; ++ei) {
+      MrgState s = mrg_skip(seed, 0, ei, 0);
+      for (int level = 0; level < scale; ++level)
+        while (s.next() < 3647) ++rejected;
+      ASSERT_EQ(float_bits(w[ei]), float_bits(weight_from_draw(s.next()))) << "tuple " << ei;
+    }
+    if (scale == 13) {
+      EXPECT_GT(rejected, 0u) << "no rejected draw: the lanes' fallback is untested";
     }
   }
 }
