@@ -18,8 +18,8 @@ namespace strata {
 namespace {
 
 std::string storage_read(const RunResult& r) {
-  if (r.placement.kind == Placement::kOutOfCore) return human_bytes(double(r.bytes_read()));
-  if (r.placement.kind == Placement::kDax) return r.placement.is_pmem ? "in place (pmem)" : "in place (mmap)";
+  if (r.placement.tier->counts_reads) return human_bytes(double(r.bytes_read()));
+  if (r.placement.tier->in_place) return r.placement.is_pmem ? "in place (pmem)" : "in place (mmap)";
   return "-";
 }
 
@@ -33,32 +33,33 @@ int run_compare(const CompareConfig& cfg) {
   nlohmann::json all = {{"graph", cfg.run.graph_dir}, {"roots", cfg.run.roots}, {"placements", nlohmann::json::array()}};
   std::vector<RunResult> results;
   std::string failure;
-  for (Placement p : cfg.placements) {
+  for (const Tier* tier : cfg.placements) {
     RunConfig run = cfg.run;
-    run.place.kind = p;
+    run.place.tier = tier;
+    const std::string name(tier->name);
     // The budget is the out-of-core edge cache's; DAX reads every list in place, in-core holds them all.
-    if (p != Placement::kOutOfCore) run.place.dram_budget = 0;
-    std::fprintf(stderr, "compare: %s\n", placement_name(p));
+    if (!tier->on_storage || tier->in_place) run.place.dram_budget = 0;
+    std::fprintf(stderr, "compare: %s\n", name.c_str());
     try {
       RunResult r = run_graph500(run);
-      if (!r.ok() && failure.empty()) failure = fmt::format("{}: {}", placement_name(p), r.failure);
+      if (!r.ok() && failure.empty()) failure = fmt::format("{}: {}", name, r.failure);
       all["placements"].push_back(to_json(r));
       results.push_back(std::move(r));
     } catch (const Error& e) {  // one placement failing (say, no room for its CSR) does not stop the others
-      if (failure.empty()) failure = fmt::format("{}: {}", placement_name(p), e.what());
-      std::fprintf(stderr, "strata: error: %s: %s\n", placement_name(p), e.what());
-      all["placements"].push_back({{"placement", placement_name(p)}, {"error", e.what()}});
+      if (failure.empty()) failure = fmt::format("{}: {}", name, e.what());
+      std::fprintf(stderr, "strata: error: %s: %s\n", name.c_str(), e.what());
+      all["placements"].push_back({{"placement", name}, {"error", e.what()}});
     }
   }
 
   double in_core = 0;
   for (const RunResult& r : results)
-    if (r.placement.kind == Placement::kInCore) in_core = r.statistic("bfs_harmonic_mean_TEPS");
+    if (r.placement.tier->name == kInCore.name) in_core = r.statistic("bfs_harmonic_mean_TEPS");
   std::printf("%-12s %20s %9s %12s %20s %18s %10s\n", "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
               "storage_bytes_read", "construction_time", "validated");
   for (const RunResult& r : results) {
     const double teps = r.statistic("bfs_harmonic_mean_TEPS");
-    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", placement_name(r.placement.kind), teps,
+    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", std::string(r.placement.tier->name).c_str(), teps,
                 in_core > 0 ? fmt::format("{:.3f}", teps / in_core).c_str() : "-",
                 human_bytes(double(r.dram_bytes)).c_str(), storage_read(r).c_str(), r.construction_time,
                 all_valid(r) ? "yes" : "no");
@@ -67,7 +68,7 @@ int run_compare(const CompareConfig& cfg) {
   if (!cfg.plot_path.empty()) {
     std::string data;
     for (const RunResult& r : results)
-      data += fmt::format("\"{}\" {:.6g}\n", placement_name(r.placement.kind), r.statistic("bfs_harmonic_mean_TEPS") / 1e9);
+      data += fmt::format("\"{}\" {:.6g}\n", r.placement.tier->name, r.statistic("bfs_harmonic_mean_TEPS") / 1e9);
     const std::string script = fmt::format(
         "set terminal pngcairo size 800,500 font \",11\"\nset output $png\n"
         "set title \"BFS on SCALE {} ({} roots): harmonic-mean TEPS by placement\"\n"

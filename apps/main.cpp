@@ -23,6 +23,7 @@
 #include "storage/atomic_dir.hpp"
 #include "core/error.hpp"
 #include "storage/file.hpp"
+#include "tiers/tier_ops.hpp"
 #include "storage/graph_dir.hpp"
 #include "storage/uring_reader.hpp"
 #if STRATA_WITH_MPI
@@ -260,7 +261,7 @@ int cmd_run(const RunConfig& cfg, const PlantedFaults& plant, const std::string&
       progress.set_label(phase);
       progress.update(done, total, detail);
     };
-    hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, cfg.place.kind); };
+    hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, *cfg.place.tier); };
 #if STRATA_WITH_MPI
     if (mpi_comm) {
       prints = mpi_comm->root();
@@ -435,12 +436,14 @@ int main_checked(int argc, char** argv) {
     if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
     if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
     if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
+    std::string all_names;
+    for (const Tier* t : registered_tiers()) all_names += (all_names.empty() ? "" : ", ") + std::string(t->name);
     for (const std::string& name : split_commas(cmp_placements)) {
-      const auto p = placement_from_name(name);
-      if (!p) throw Error(fmt::format("unknown placement '{}' in --placements: expected in-core, out-of-core, dax", name));
-      cmp.placements.push_back(*p);
+      const Tier* tier = find_tier(name);
+      if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));
+      cmp.placements.push_back(tier);
     }
-    if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected in-core, out-of-core, dax");
+    if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
     if (compare->get_option("--dram-budget")->count() > 0) cmp.run.place.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
     return run_compare(cmp);
   }
@@ -448,10 +451,10 @@ int main_checked(int argc, char** argv) {
     if (!tune.csv_path.empty()) check_output_file(tune.csv_path, "--csv");
     if (!tune.plot_path.empty()) check_output_file(tune.plot_path, "--plot");
     if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
-    const auto p = placement_from_name(tune_placement);
-    if (!p || *p == Placement::kInCore)
+    const Tier* tier = find_tier(tune_placement);
+    if (!tier || !tier->on_storage)  // a tier without an edge cache has nothing to tune
       throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", tune_placement));
-    tune.run.place.kind = *p;
+    tune.run.place.tier = tier;
     tune.run.place.dram_budget = parse_bytes(tune_budget, "--dram-budget");
     return run_tune(tune);
   }
@@ -464,9 +467,8 @@ int main_checked(int argc, char** argv) {
   if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
   on_mem_set = on_mem->count() > 0;
-  const auto chosen = placement_from_name(placement);
-  if (!chosen) throw Error(fmt::format("unknown --placement '{}': expected in-core, out-of-core or dax", placement));
-  cfg.place.kind = *chosen;
+  cfg.place.tier = find_tier(placement);
+  if (!cfg.place.tier) throw Error(fmt::format("unknown --placement '{}': expected {}", placement, tier_names()));
   if (!on_mem_set) cfg.place.on_mem_edges = -1;
   const bool budget_given = run->get_option("--dram-budget")->count() > 0;
   if (budget_given) {  // given, even as '': parsed (refused)
@@ -480,7 +482,7 @@ int main_checked(int argc, char** argv) {
   if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
     throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", io_request));
   cfg.place.io.request_bytes = uint32_t(request);
-  if (cfg.place.kind == Placement::kInCore &&
+  if (!cfg.place.tier->on_storage &&
       (budget_given || on_mem_set || run->get_option("--hub-degree")->count() > 0))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);

@@ -29,8 +29,8 @@ namespace {
 
 nlohmann::json placement_json(const RunResult& r) {
   const PlacementReport& p = r.placement;
-  nlohmann::json j = {{"placement", placement_name(p.kind)}, {"csr_bytes", r.dram.graph}, {"memory_placement", p.memory_placement}};
-  if (p.kind == Placement::kInCore) return j;
+  nlohmann::json j = {{"placement", p.tier->name}, {"csr_bytes", r.dram.graph}, {"memory_placement", p.memory_placement}};
+  if (!p.tier->on_storage) return j;
   j.update({{"dram_budget", r.dram.budget},
             {"on_mem_edges", p.on_mem_edges},
             {"on_mem_edges_all", p.on_mem_edges_all},
@@ -47,7 +47,7 @@ nlohmann::json placement_json(const RunResult& r) {
             {"csr_build_passes", p.csr_build_passes ? nlohmann::json(*p.csr_build_passes) : nlohmann::json(nullptr)},
             {"csr_build_renumbered_bytes", p.csr_build_renumbered_bytes},
             {"cache_load_time", p.cache_load_time}});
-  if (p.kind == Placement::kDax) {
+  if (p.tier->in_place) {
     j["is_pmem"] = p.is_pmem;
     j["mapped_bytes"] = p.mapped_bytes;
   } else {
@@ -73,10 +73,10 @@ nlohmann::json search_json(const RunResult& r, size_t i) {
                       {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)},
                       {"edges_examined", st.edges_examined}};
   if (!r.ranks.empty()) j["bytes_sent"] = st.bytes_sent;
-  if (r.placement.kind == Placement::kInCore) return j;
+  if (!r.placement.tier->on_storage) return j;
   j["edges_dram"] = st.edges_examined - st.io.edges_storage;
   j["edges_storage"] = st.io.edges_storage;  // DAX: read in place from the mapping
-  if (r.placement.kind == Placement::kOutOfCore) {
+  if (r.placement.tier->counts_reads) {
     j["bytes_read"] = st.io.bytes_read;
     j["io_requests"] = st.io.requests;
   }
@@ -111,7 +111,7 @@ nlohmann::json to_json(const RunResult& r) {
     j["validation_certificate_time"] = r.validation.certificate_time;
     j["validation_time"] = r.validation.time;
     j["validation_batch_bytes"] = r.dram.validation_batch;
-    const bool on_disk = r.validation.method == ValidationMethod::kCsr && r.placement.kind != Placement::kInCore;
+    const bool on_disk = r.validation.method == ValidationMethod::kCsr && r.placement.tier->on_storage;
     j["validation_csr_certified"] = r.validation.method == ValidationMethod::kCsr && !on_disk;
     j["validation_csr_passes"] = r.validation.csr_passes;
     j["validation_spill_bytes"] = r.validation.spill_bytes;
@@ -120,7 +120,7 @@ nlohmann::json to_json(const RunResult& r) {
   }
   j["directed_edges"] = r.directed_edges;
   j.update(placement_json(r));
-  if (r.placement.kind == Placement::kInCore) {
+  if (r.placement.tier->memory_nodes) {
     j["mem_nodes"] = r.place.memory.mem_nodes;
     j["interleave"] = r.place.memory.interleave;
   }
@@ -161,7 +161,7 @@ nlohmann::json to_json(const RunResult& r) {
 // How the searches were validated, in one line after the block.
 std::string validation_line(const RunResult& r) {
   const ValidationReport& v = r.validation;
-  if (v.method == ValidationMethod::kCsr && r.placement.kind != Placement::kInCore) {
+  if (v.method == ValidationMethod::kCsr && r.placement.tier->on_storage) {
     std::string line = fmt::format(
         "validation: every search checked against kernel 1's on-disk CSR (its blocks' checksums checked; the CSR itself "
         "is not certified against the input tuples, as with the reference's REUSE_CSR_FOR_VALIDATION), {} pass{} of up "
@@ -199,16 +199,17 @@ std::string mpi_line(const RunResult& r) {
 std::string format_run(const RunResult& r, const std::string& json_path) {
   if (!r.ok()) return r.failure + "\nNo statistics: a run with a failed validation has no results.\n";
   std::string out = format_block(r.statistics);
-  if (r.placement.kind == Placement::kDax) {
-    out += fmt::format("placement: dax\nis_pmem: {}\non_mem_edges: {}\nedge_cache_bytes: {}\n",
-                       r.placement.is_pmem ? "true" : "false", cache_k(r), human_bytes(double(r.dram.edge_cache)));
-  } else if (r.placement.kind == Placement::kOutOfCore) {
-    out += fmt::format("placement: out-of-core\ndram_budget: {}\non_mem_edges: {}\nedge_cache_bytes: {}\nbytes_read: {}\n"
+  if (r.placement.tier->in_place) {
+    out += fmt::format("placement: {}\nis_pmem: {}\non_mem_edges: {}\nedge_cache_bytes: {}\n",
+                       r.placement.tier->name, r.placement.is_pmem ? "true" : "false", cache_k(r),
+                       human_bytes(double(r.dram.edge_cache)));
+  } else if (r.placement.tier->on_storage) {
+    out += fmt::format("placement: {}\ndram_budget: {}\non_mem_edges: {}\nedge_cache_bytes: {}\nbytes_read: {}\n"
                        "io_requests: {}\n",
-                       human_bytes(double(r.dram.budget)), cache_k(r), human_bytes(double(r.dram.edge_cache)),
-                       human_bytes(double(r.bytes_read())), r.io_requests());
+                       r.placement.tier->name, human_bytes(double(r.dram.budget)), cache_k(r),
+                       human_bytes(double(r.dram.edge_cache)), human_bytes(double(r.bytes_read())), r.io_requests());
   }
-  if (r.placement.kind != Placement::kInCore)
+  if (r.placement.tier->on_storage)
     out += fmt::format("disk: {} of on-disk CSR in {}; tuples {}\n", human_bytes(double(r.placement.csr_disk_bytes)),
                        r.placement.csr_dir,
                        r.placement.tuple_file_bytes ? human_bytes(double(r.placement.tuple_file_bytes)) + " stored"
@@ -219,12 +220,12 @@ std::string format_run(const RunResult& r, const std::string& json_path) {
   return out + summary_line(r, json_path) + "\n";
 }
 
-void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement) {
+void print_trace(size_t search, uint64_t root, const SearchStats& stats, const Tier& tier) {
   for (size_t l = 0; l < stats.levels.size(); ++l) {
     const LevelTrace& lt = stats.levels[l];
     std::string io;
     if (lt.bytes_sent > 0) io = fmt::format(" bytes_sent {}", lt.bytes_sent);  // MPI: between the ranks
-    if (placement == Placement::kOutOfCore)
+    if (tier.counts_reads)
       io += fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
                        lt.io.requests);
     std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f%s\n", search,
@@ -239,7 +240,7 @@ std::string summary_line(const RunResult& r, const std::string& json_path) {
                                                    : fmt::format("{} searches NOT validated", r.searches.size());
   std::string line = fmt::format(
       "summary: SCALE {}, {}, {}, {:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g}), {}", r.spec.scale,
-      placement_name(r.placement.kind), checked, r.statistic("bfs_harmonic_mean_TEPS") / 1e9,
+      r.placement.tier->name, checked, r.statistic("bfs_harmonic_mean_TEPS") / 1e9,
       r.statistic("bfs_min_TEPS") / 1e9, r.statistic("bfs_max_TEPS") / 1e9,
       json_path.empty() ? "no JSON (--json FILE)" : "JSON in " + json_path);
   for (const std::string& w : r.measurement_warnings) line += "; warning: " + w;

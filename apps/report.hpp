@@ -24,7 +24,7 @@ std::string format_run(const RunResult& r, const std::string& json_path);
 std::string summary_line(const RunResult& r, const std::string& json_path);
 
 // --trace: one stderr line per level of one search.
-void print_trace(size_t search, uint64_t root, const SearchStats& stats, Placement placement);
+void print_trace(size_t search, uint64_t root, const SearchStats& stats, const Tier& tier);
 
 void write_json_file(const std::string& path, const nlohmann::json& j);
 

@@ -9,7 +9,7 @@ namespace strata {
 
 struct CompareConfig {
   RunConfig run;                       // graph, roots, threads, ... (placement and budget set per placement)
-  std::vector<Placement> placements;
+  std::vector<const Tier*> placements;  // --placements, by name
   std::string json_path, plot_path;
 };
 int run_compare(const CompareConfig& cfg);

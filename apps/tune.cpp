@@ -71,7 +71,7 @@ std::vector<Point> plan(const CsrFiles& files, uint64_t room, int steps) {
 
 int run_tune(const TuneConfig& cfg) {
   RunConfig run = cfg.run;
-  const bool dax = run.place.kind == Placement::kDax;
+  const bool dax = run.place.tier->in_place;
   const int threads = run.threads > 0 ? run.threads : omp_get_max_threads();
   const uint64_t io = dax ? 0 : io_buffer_bytes(threads, run.place.io);
   if (run.place.dram_budget <= io)
@@ -143,7 +143,7 @@ int run_tune(const TuneConfig& cfg) {
         "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
         "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
         "with labels offset 0,1\n",
-        placement_name(run.place.kind), run.roots);
+        run.place.tier->name, run.roots);
     plot_png(cfg.plot_path, script, data);
   }
   return 0;

@@ -30,14 +30,15 @@ namespace strata {
 
 void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
-  if (cfg.place.kind != Placement::kInCore && cfg.graph_dir.empty())
+  const Tier& tier = *cfg.place.tier;
+  if (tier.on_storage && cfg.graph_dir.empty())
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
-                            placement_name(cfg.place.kind), under));
-  if (cfg.place.memory.any() && cfg.place.kind != Placement::kInCore)
+                            tier.name, under));
+  if (cfg.place.memory.any() && !tier.memory_nodes)
     throw Error("--mem-nodes and --interleave place the in-core rows; they do not apply to --placement " +
-                std::string(placement_name(cfg.place.kind)));
+                std::string(tier.name));
   if (!cfg.place.memory.mem_nodes.empty()) check_memory_nodes(cfg.place.memory.mem_nodes, Topology::detect());
-  if (!cfg.rank_dir.empty() && cfg.place.kind == Placement::kInCore)
+  if (!cfg.rank_dir.empty() && !tier.on_storage)
     throw Error("--rank-dir holds each rank's rows for --placement out-of-core or dax; an in-core run keeps them in DRAM");
   if (cfg.validate_against == ValidationMethod::kCsr)
     throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
@@ -166,7 +167,7 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
                                const Comm& comm, DistBuildReport& build, std::optional<RankRows<Id>>& rows,
                                const DistProgress& progress) {
   const double t0 = now();
-  const bool dax = cfg.place.kind == Placement::kDax;
+  const bool dax = cfg.place.tier->in_place;
   const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
   const std::string dir = rank_rows_dir(base, comm.size(), comm.rank());
   // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
@@ -232,7 +233,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
   };
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
-  DistGraph<Id> g = cfg.place.kind != Placement::kInCore
+  DistGraph<Id> g = cfg.place.tier->on_storage
                     ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
                     : build_dist_graph<Id>(share, comm, build, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
@@ -332,7 +333,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   mine.dram_bytes = g.bytes() + bfs.state_bytes() + g.local_count() * sizeof(Id) + validation;
   mine.build_bytes_sent = build.bytes_sent;
   mine.search_bytes_sent = totals.bytes_sent;
-  r.placement.kind = cfg.place.kind;
+  r.placement.tier = cfg.place.tier;
   if (rows) {
     const RankRowsReport& rr = rows->report();
     mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
@@ -367,7 +368,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
-  const bool tiered = cfg.place.kind != Placement::kInCore;
+  const bool tiered = cfg.place.tier->on_storage;
   comm.all_or_none([&] { check_memory<Id>(r.spec, comm, tiered, cfg.place.dram_budget); });
   const TupleShare<Source> share(source, comm);
 
@@ -399,7 +400,7 @@ std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& 
           {"seed", fmt::format("{},{}", spec.seed1, spec.seed2)},
           {"the graph header's checksum", fmt::format("{:016x}", graph_hash)},
           {"--roots", std::to_string(cfg.roots)},
-          {"--placement", placement_name(cfg.place.kind)},
+          {"--placement", std::string(cfg.place.tier->name)},
           {"validation (--no-validate)", cfg.validate ? "on" : "off"},
           {"--validate-batch", std::to_string(cfg.validate_batch)},
           {"--alpha", fmt::format("{}", cfg.bfs.alpha)},

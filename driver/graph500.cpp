@@ -10,7 +10,6 @@
 #include <optional>
 #include <type_traits>
 
-#include "bfs/searches.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "core/timer.hpp"
@@ -20,6 +19,7 @@
 #include "generators/edge_stream.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/graph_dir.hpp"
+#include "tiers/tier_ops.hpp"
 
 namespace strata {
 
@@ -32,16 +32,10 @@ PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   return spec;
 }
 
-// The search for a prepared graph: the hybrid kernel over the placement's neighbour source.
+// The search for a prepared graph: its tier's (the hybrid kernel over the tier's neighbour source).
 template <class Id>
 std::unique_ptr<GraphSearch<Id>> make_search(const PlacedGraph<Id>& pg, const RunConfig& cfg) {
-  switch (pg.report.kind) {
-    case Placement::kInCore: return in_core_search(pg.g, pg.partitioning, cfg.bfs);
-    case Placement::kOutOfCore: return out_of_core_search(pg.g, pg.cache, *pg.files, cfg.place.io, pg.partitioning, cfg.bfs);
-    case Placement::kDax:
-      return dax_search(pg.g, pg.cache, pg.mapped_lists(), *pg.files, pg.partitioning, cfg.bfs);
-  }
-  throw Error("internal error: unknown placement");
+  return tier_ops<Id>(*pg.report.tier).search(pg, cfg.place, cfg.bfs);
 }
 
 // Roots exactly as the reference chooses them: vertices with an edge other than self-loops.
@@ -83,7 +77,7 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
                   GraphSearch<Id>& bfs, const RunHooks& hooks) {
   const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
   const std::vector<Id> internal = internal_ids(pg.g, roots);
-  const bool tiered = pg.report.kind != Placement::kInCore, budget_given = cfg.place.dram_budget > 0;
+  const bool tiered = pg.report.tier->on_storage, budget_given = cfg.place.dram_budget > 0;
   const int count = int(roots.size());
   std::optional<CsrPassPlan> plan;
   if (cfg.validate && tiered && result.validation.method != ValidationMethod::kTuples) {
@@ -156,11 +150,11 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   r.construction_time = pg.construction_time;
   r.placement = pg.report;
   r.dram = pg.dram;
-  const bool on_disk = pg.report.kind != Placement::kInCore && r.validation.method == ValidationMethod::kCsr;
+  const bool on_disk = pg.report.tier->on_storage && r.validation.method == ValidationMethod::kCsr;
   const bool packed = r.validate && r.validation.method == ValidationMethod::kTuples && r.validate_batch > 1;
   const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
   if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
-  if (pg.report.kind != Placement::kInCore)  // what is allocated: graph metadata, cache index, search, output
+  if (pg.report.tier->on_storage)  // what is allocated: graph metadata, cache index, search, output
     r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs.state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
   r.io_buffer_bytes = bfs.io_buffer_bytes();
   r.registered_buffers = bfs.registered_buffers();
@@ -219,12 +213,9 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topo
   r.generation_time = kernel0(source, hooks);
   PlacedGraph<Id> pg;
   const PhaseProgress progress = [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); };
-  if constexpr (std::is_same_v<Source, GraphDir>) {
-    if (cfg.place.kind != Placement::kInCore) prepare_tiered(pg, source, placement_spec(cfg, parts), topo, progress);
-    else prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
-  } else {
-    prepare_in_core(pg, source, placement_spec(cfg, parts), topo, progress);
-  }
+  const TierOps<Id>& tier = tier_ops<Id>(*cfg.place.tier);
+  if constexpr (std::is_same_v<Source, GraphDir>) tier.prepare_dir(pg, source, placement_spec(cfg, parts), topo, progress);
+  else tier.prepare_generated(pg, source, placement_spec(cfg, parts), topo, progress);
   search_and_summarize(r, cfg, source, pg, topo, hooks, busy_at_start);
 }
 
@@ -233,10 +224,11 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
   check_memory_nodes(cfg.place.memory.mem_nodes, topo);
-  if (cfg.place.memory.any() && cfg.place.kind != Placement::kInCore)
+  const Tier& tier = *cfg.place.tier;
+  if (cfg.place.memory.any() && !tier.memory_nodes)
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
-                std::string(placement_name(cfg.place.kind)));
-  const bool in_core = cfg.place.kind == Placement::kInCore;
+                std::string(tier.name));
+  const bool in_core = !tier.on_storage;
   RunResult r;
   // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
   r.validation.method = cfg.validate_against == ValidationMethod::kAuto && in_core ? ValidationMethod::kCsr
@@ -249,14 +241,14 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   r.place = cfg.place;
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (cfg.place.kind == Placement::kInCore) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr);
+    if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr);
     run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
     return r;
   }
-  if (cfg.place.kind != Placement::kInCore)
+  if (!tier_ops<Id>(tier).prepare_generated)
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
-                            placement_name(cfg.place.kind), cfg.spec.scale));
+                            tier.name, cfg.spec.scale));
   check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr);
   run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, busy_at_start);
   return r;

@@ -32,12 +32,12 @@ int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots, bool b
   if (requested > 0) {
     const int slots = std::min(requested, roots);
     const uint64_t need = slots > 1 ? BatchValidator<Id>::batch_bytes(g.n, slots) : 0, have = available_memory_bytes();
-    if (pg.report.kind != Placement::kInCore && need > have)  // in-core runs were checked before kernel 1
+    if (pg.report.tier->on_storage && need > have)  // in-core runs were checked before kernel 1
       throw Error(fmt::format("--validate-batch {} needs {} for its packed batch; {} available (lower it)", slots,
                               human_bytes(double(need)), human_bytes(double(have))));
     return slots;
   }
-  if (pg.report.kind != Placement::kInCore) {
+  if (pg.report.tier->on_storage) {
     const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
     const uint64_t room = budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2;
     return validation_slots_within(g.n, sizeof(Id), room, roots);

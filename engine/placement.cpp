@@ -38,19 +38,4 @@ std::map<std::string, std::string> describe_placement(const MemoryPlacement& m, 
   return d;
 }
 
-const char* placement_name(Placement p) {
-  switch (p) {
-    case Placement::kInCore: return "in-core";
-    case Placement::kOutOfCore: return "out-of-core";
-    case Placement::kDax: return "dax";
-  }
-  return "?";
-}
-
-std::optional<Placement> placement_from_name(const std::string& name) {
-  for (Placement p : {Placement::kInCore, Placement::kOutOfCore, Placement::kDax})
-    if (name == placement_name(p)) return p;
-  return std::nullopt;
-}
-
 }  // namespace strata

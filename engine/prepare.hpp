@@ -2,7 +2,7 @@
 // search (PlacedGraph) with a typed account of its DRAM and of how it was placed. In-core builds the CSR in
 // DRAM (on chosen memory nodes, or interleaved); out-of-core and DAX build (or reuse) the on-disk CSR in
 // the graph directory, load its O(N) arrays and the edge cache, and DAX maps the partition files.
-// A new placement is one more prepare_* here and one search in bfs/searches.hpp.
+// Each tier (tiers/) calls the one it needs.
 #pragma once
 #include <omp.h>
 #include <unistd.h>
@@ -27,6 +27,7 @@
 #include "engine/edge_cache.hpp"
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
+#include "engine/tier.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/file.hpp"
@@ -35,13 +36,9 @@
 
 namespace strata {
 
-enum class Placement { kInCore, kOutOfCore, kDax };
-const char* placement_name(Placement p);
-std::optional<Placement> placement_from_name(const std::string& name);  // the inverse; nullopt if unknown
-
 // Where and how the graph should live (the run's placement flags).
 struct PlacementSpec {
-  Placement kind = Placement::kInCore;
+  const Tier* tier = &kInCore;      // where the adjacency lives (--placement)
   int parts = 1;                    // vertex partitions (one per NUMA node by default)
   MemoryPlacement memory;           // in-core: --mem-nodes / --interleave
   uint64_t dram_budget = 0;         // tiered: bytes for the edge cache and I/O buffers; 0 = the default
@@ -53,7 +50,7 @@ struct PlacementSpec {
 
 // How the graph was placed, for the report (JSON keys by the same names).
 struct PlacementReport {
-  Placement kind = Placement::kInCore;
+  const Tier* tier = &kInCore;
   std::map<std::string, std::string> memory_placement;  // where each structure lives
   // tiered
   uint64_t on_mem_edges = 0;
@@ -112,7 +109,7 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
   out.construction_time = now() - t0;
   out.dram.available = available_memory_bytes();
   out.dram.graph = out.g.bytes();
-  out.report.kind = Placement::kInCore;
+  out.report.tier = spec.tier;
   out.report.memory_placement = describe_placement(spec.memory, out.partitioning, topo);
 }
 
@@ -169,7 +166,7 @@ uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount
                      d.state + d.stream_buffers, d.available);
     return k;
   }
-  if (spec.kind == Placement::kDax && spec.dram_budget == 0) return 0;  // DAX reads every list in place
+  if (spec.tier->in_place && spec.dram_budget == 0) return 0;  // DAX reads every list in place
   return k_for_budget_or_refuse(g, d.budget, d.io_buffers, spec.hub_degree, "the");
 }
 
@@ -202,7 +199,7 @@ void map_partitions(PlacedGraph<Id>& out, const std::string& path, uint64_t k, u
 template <class Id>
 void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
                     const PhaseProgress& progress) {
-  const bool dax = spec.kind == Placement::kDax;
+  const bool dax = spec.tier->in_place;
   DramAccount& d = out.dram;
   d.available = available_memory_bytes();
   d.state = tiered_state_bytes(dir.spec().vertex_count(), sizeof(Id));
@@ -210,7 +207,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   d.stream_buffers = dir.stream_buffer_bytes(spec.threads);  // validation's, counted with the state
   const uint64_t fixed = d.state + d.stream_buffers;
   d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
-                           placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
+                           std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
   // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state, plus
   // the part of the state the build does not use (the search's arrays come after it): fewer passes.
   const uint64_t build_state = tiered_build_state_bytes(dir.spec().vertex_count(), sizeof(Id));
@@ -239,7 +236,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   // The budget's refusals are about the budget: the CSR is good and stays.
   d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id));  // exact
   d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
-                           placement_name(spec.kind), dir.spec().scale, d.stream_buffers);
+                           std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
   const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
   out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
   read_csr([&] {
@@ -258,7 +255,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   out.construction_time = build_time + (loaded - built);
 
   PlacementReport& r = out.report;
-  r.kind = spec.kind;
+  r.tier = spec.tier;
   r.on_mem_edges_all = r.on_mem_edges >= (out.g.n ? out.g.degree(0) : 0);
   r.hub_degree = spec.hub_degree;
   r.adjacency_bytes = out.g.directed_edges() * sizeof(Id);

@@ -54,7 +54,7 @@ TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
 TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
   RunResult r;
   r.spec.scale = 20;
-  r.placement.kind = Placement::kOutOfCore;
+  r.placement.tier = &kOutOfCore;
   r.searches = {{1, 0.1, 10, 0.0, true}, {2, 0.1, 10, 0.0, true}};
   r.statistics = {{"bfs_min_TEPS", 0.9e9}, {"bfs_max_TEPS", 2.0e9}, {"bfs_harmonic_mean_TEPS", 1.234e9}};
   EXPECT_EQ(summary_line(r, "r.json"),

@@ -1,0 +1,28 @@
+// The out-of-core tier: the adjacency stays in the graph directory's on-disk CSR (xfs/NVMe); the search keeps
+// each list's first K entries in a DRAM edge cache within --dram-budget and reads the tails with io_uring and
+// O_DIRECT.
+#pragma once
+#include <memory>
+
+#include "bfs/searches.hpp"
+#include "engine/prepare.hpp"
+#include "engine/tier.hpp"
+
+namespace strata {
+
+struct OutOfCoreTier {
+  static constexpr Tier kTier = kOutOfCore;
+
+  template <class Id>
+  static void prepare(PlacedGraph<Id>& pg, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
+                      const PhaseProgress& progress) {
+    prepare_tiered(pg, dir, spec, topo, progress);
+  }
+  template <class Id>
+  static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec& spec,
+                                                 const BfsOptions& bfs) {
+    return out_of_core_search(pg.g, pg.cache, *pg.files, spec.io, pg.partitioning, bfs);
+  }
+};
+
+}  // namespace strata
