@@ -279,118 +279,213 @@ int cmd_run(const RunConfig& cfg, const PlantedFaults& plant, const std::string&
   return 1;
 }
 
-int main_checked(int argc, char** argv) {
-  CLI::App app{"strata: Graph500 BFS on Kronecker graphs, in DRAM and beyond"};
-  app.require_subcommand(0, 1);
-  bool show_version = false;
-  app.add_flag("--version", show_version, "print the version, commit, build type and the parts compiled in");
-  app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("strata: error: ") + e.what() + "\n"; });
+// Each subcommand: the flags CLI11 fills, the function that declares them, and the one that checks them into
+// a config and runs it.
+struct GenerateFlags {
+  SpecFlags spec;
+  std::string out;
+  bool checksum = false, force = false, no_tuples = false;
+};
 
-  SpecFlags gen_flags;
-  std::string gen_out;
-  bool gen_checksum = false, gen_force = false, gen_no_tuples = false;
+CLI::App* add_generate(CLI::App& app, GenerateFlags& f) {
   auto* gen = app.add_subcommand("generate", "generate a Kronecker edge list (Graph500 kernel 0)");
-  add_spec_flags(gen, gen_flags, true);
-  gen->add_option("--out,-o", gen_out, "write a graph directory here");
-  gen->add_flag("--checksum", gen_checksum, "store nothing; print edges, self_loops and fnv1a64 of the list");
-  gen->add_flag("--force", gen_force, "replace an existing graph directory");
-  gen->add_flag("--no-tuples", gen_no_tuples,
+  add_spec_flags(gen, f.spec, true);
+  gen->add_option("--out,-o", f.out, "write a graph directory here");
+  gen->add_flag("--checksum", f.checksum, "store nothing; print edges, self_loops and fnv1a64 of the list");
+  gen->add_flag("--force", f.force, "replace an existing graph directory");
+  gen->add_flag("--no-tuples", f.no_tuples,
                 "store the spec alone, not the tuple file: every pass regenerates the tuples (CPU instead of disk)");
+  return gen;
+}
 
-  std::string info_dir;
-  auto* info = app.add_subcommand("info", "describe a graph directory and check its checksums");
-  info->add_option("DIR", info_dir, "graph directory")->required();
-
-  SpecFlags run_flags;
+struct RunFlags {
+  SpecFlags spec;
   RunConfig cfg;
   PlantedFaults plant;  // --debug-corrupt-*
-  std::string numa = "auto";
+  std::string numa = "auto", validate_against = "auto", json_path, fault_plan;
+  std::string placement = "in-core", dram_budget, io_request = "128K", mem_nodes;
   bool no_validate = false, td_only = false, bu_only = false;
+};
+
+// What the run does: the graph, the roots, the search, its validation, the output.
+CLI::App* add_run(CLI::App& app, RunFlags& f) {
   auto* run = app.add_subcommand("run", "a Graph500 BFS run: construction, searches, validation, statistics");
-  add_spec_flags(run, run_flags, false);
-  auto* graph_opt = run->add_option("--graph,-g", cfg.graph_dir, "run on a graph directory instead of generating");
-  graph_opt->excludes(run->get_option("--scale"));
-  graph_opt->excludes(run->get_option("--edgefactor"));
-  graph_opt->excludes(run->get_option("--seed"));
-  run->add_option("--roots", cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  run->add_option("--threads,-t", cfg.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")
+  add_spec_flags(run, f.spec, false);
+  auto* graph_opt = run->add_option("--graph,-g", f.cfg.graph_dir, "run on a graph directory instead of generating");
+  for (const char* spec_flag : {"--scale", "--edgefactor", "--seed"}) graph_opt->excludes(run->get_option(spec_flag));
+  run->add_option("--roots", f.cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  run->add_option("--threads,-t", f.cfg.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")
       ->check(CLI::Range(1, 4096));
-  run->add_option("--alpha", cfg.bfs.alpha, "top-down to bottom-up when frontier edges > unexplored edges / alpha")
+  run->add_option("--alpha", f.cfg.bfs.alpha, "top-down to bottom-up when frontier edges > unexplored edges / alpha")
       ->capture_default_str()->check(kPositive);
-  run->add_option("--beta", cfg.bfs.beta, "bottom-up to top-down when the frontier < vertices / beta")
+  run->add_option("--beta", f.cfg.bfs.beta, "bottom-up to top-down when the frontier < vertices / beta")
       ->capture_default_str()->check(kPositive);
-  run->add_option("--numa-nodes", numa, "vertex partitions: auto (one per NUMA node) or K")->capture_default_str();
-  run->add_flag("--no-validate", no_validate, "skip validation (results are then not submittable)");
-  run->add_option("--validate-batch", cfg.validate_batch,
+  run->add_option("--numa-nodes", f.numa, "vertex partitions: auto (one per NUMA node) or K")->capture_default_str();
+  run->add_flag("--no-validate", f.no_validate, "skip validation (results are then not submittable)");
+  run->add_option("--validate-batch", f.cfg.validate_batch,
                   "searches checked per validation pass (default: what fits in kernel 1's peak memory, or in a tiered "
                   "run's budget)")
       ->check(CLI::Range(1, 1 << 20));
-  std::string validate_against = "auto";
-  run->add_option("--validate-against", validate_against,
+  run->add_option("--validate-against", f.validate_against,
                   "csr: kernel 1's CSR (in-core: certified equal to the tuples in one pass; out-of-core and dax: the "
                   "on-disk CSR, not certified, a sequential pass per batch of spilled searches); tuples: a pass over "
                   "the tuples per batch; auto: csr in-core, else whichever takes fewer passes (tuples when equal)")
       ->capture_default_str();
-  run->add_flag("--top-down-only", td_only, "never switch to bottom-up (for experiments)");
-  run->add_flag("--bottom-up-only", bu_only, "always bottom-up (for experiments)");
-  run->add_flag("--trace", cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
-  std::string json_path;
-  run->add_option("--json", json_path, "also write the results as JSON to this file");
-  std::string placement = "in-core", dram_budget, io_request = "128K";
-  bool on_mem_set = false;
-  run->add_option("--placement", placement, "where the adjacency lives: in-core, out-of-core or dax (the last two need --graph)")
+  run->add_flag("--top-down-only", f.td_only, "never switch to bottom-up (for experiments)");
+  run->add_flag("--bottom-up-only", f.bu_only, "always bottom-up (for experiments)");
+  run->add_flag("--trace", f.cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
+  run->add_option("--json", f.json_path, "also write the results as JSON to this file");
+  return run;
+}
+
+// Where the graph lives: the tier and its DRAM, storage and memory-node settings.
+void add_placement_flags(CLI::App* run, RunFlags& f) {
+  run->add_option("--placement", f.placement, "where the adjacency lives: in-core, out-of-core or dax (the last two need --graph)")
       ->capture_default_str();
-  run->add_option("--dram-budget", dram_budget,
+  run->add_option("--dram-budget", f.dram_budget,
                   "out-of-core, dax: DRAM for the edge cache and I/O buffers, e.g. 512M, 4G (default out-of-core: half of what is free; dax: no cache)");
-  auto* on_mem = run->add_option("--on-mem-edges", cfg.place.on_mem_edges,
-                                 "out-of-core, dax: keep the first K entries of every list in DRAM (default: the largest K "
-                                 "the budget holds)")
-                     ->check(kUnsigned);
-  run->add_option("--hub-degree", cfg.place.hub_degree, "out-of-core, dax: lists at least this long stay whole in DRAM (default: none)")
+  run->add_option("--on-mem-edges", f.cfg.place.on_mem_edges,
+                  "out-of-core, dax: keep the first K entries of every list in DRAM (default: the largest K the budget holds)")
+      ->check(kUnsigned);
+  run->add_option("--hub-degree", f.cfg.place.hub_degree, "out-of-core, dax: lists at least this long stay whole in DRAM (default: none)")
       ->check(kPositiveInteger);
-  run->add_option("--io-depth", cfg.place.io.depth, "out-of-core: reads in flight per thread")
+  run->add_option("--io-depth", f.cfg.place.io.depth, "out-of-core: reads in flight per thread")
       ->capture_default_str()->check(CLI::Range(1, 4096));
-  run->add_option("--io-request", io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
+  run->add_option("--io-request", f.io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
       ->capture_default_str();
-  run->add_option("--rank-dir", cfg.rank_dir,
+  run->add_option("--rank-dir", f.cfg.rank_dir,
                   "under mpirun, out-of-core: where each rank keeps its rows, as DIR/mpi-p<P>/rank-<r> (node-local "
                   "storage; default: the graph directory); reused by later runs of the same graph and rank count");
-  std::string mem_nodes;
-  run->add_option("--mem-nodes", mem_nodes,
+  run->add_option("--mem-nodes", f.mem_nodes,
                   "in-core: put the adjacency on these NUMA nodes (e.g. 2 or 2,3 or 2-3: expanded memory), hot "
                   "state stays on the CPUs' nodes");
-  run->add_flag("--interleave", cfg.place.memory.interleave,
+  run->add_flag("--interleave", f.cfg.place.memory.interleave,
                 "in-core: interleave pages (the adjacency over --mem-nodes, else the graph over every node)");
-  std::string fault_plan;
-  run->add_option("--debug-io-faults", fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails); under mpirun, rank:R for rank R alone")
+}
+
+// Testing only, hidden from --help.
+void add_debug_flags(CLI::App* run, RunFlags& f) {
+  run->add_option("--debug-io-faults", f.fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails); under mpirun, rank:R for rank R alone")
       ->group("");
-  run->add_option("--debug-corrupt-search", plant.corrupt_search,
+  run->add_option("--debug-corrupt-search", f.plant.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
-      ->group("");  // hidden from --help
-  run->add_flag("--debug-corrupt-csr", plant.corrupt_csr,
+      ->group("");
+  run->add_flag("--debug-corrupt-csr", f.plant.corrupt_csr,
                 "testing: damage kernel 1's graph (two labels swapped): the CSR certificate must fail the run")
       ->group("");
-  run->add_option("--debug-id-bytes", cfg.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
+  run->add_option("--debug-id-bytes", f.cfg.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
       ->check(CLI::IsMember({4, 8}))->group("");
+}
 
+bool given(const CLI::App* cmd, const char* flag) { return cmd->get_option(flag)->count() > 0; }
+
+// --placement and its settings, checked against each other.
+void check_placement(const CLI::App* run, RunFlags& f) {
+  PlacementSpec& place = f.cfg.place;
+  place.tier = find_tier(f.placement);
+  if (!place.tier) throw Error(fmt::format("unknown --placement '{}': expected {}", f.placement, tier_names()));
+  if (!given(run, "--on-mem-edges")) place.on_mem_edges = -1;
+  if (given(run, "--dram-budget")) {  // given, even as '': parsed (refused)
+    place.dram_budget = parse_bytes(f.dram_budget, "--dram-budget");
+    if (place.dram_budget == 0) throw Error("--dram-budget must be positive");
+  }
+  const uint64_t request = parse_bytes(f.io_request, "--io-request");
+  if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
+    throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", f.io_request));
+  place.io.request_bytes = uint32_t(request);
+  if (!place.tier->on_storage && (given(run, "--dram-budget") || given(run, "--on-mem-edges") || given(run, "--hub-degree")))
+    throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
+  place.memory.mem_nodes = parse_node_list(f.mem_nodes);
+  if (!f.cfg.rank_dir.empty() && mpi_rank() < 0)
+    throw Error("--rank-dir places each MPI rank's rows: it applies under mpirun (a single process keeps its on-disk "
+                "CSR in the graph directory)");
+}
+
+// --debug-io-faults: armed on this process, or under mpirun on rank R alone (rank:R).
+void arm_io_faults(const std::string& plan) {
+  std::optional<uint64_t> fault_rank;
+  for (const std::string& item : split_commas(plan)) {
+    if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
+    else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");
+    else if (item.rfind("rank:", 0) == 0) fault_rank = parse_u64(item.substr(5), "--debug-io-faults");
+    else throw Error("malformed --debug-io-faults '" + plan + "'");
+  }
+  if (fault_rank && (mpi_rank() < 0 || *fault_rank != uint64_t(mpi_rank()))) {
+    io_faults().short_every = 0;
+    io_faults().error_at = 0;
+  }
+}
+
+// The one check of `run`'s flags into its RunConfig, then the run.
+int check_and_run(const CLI::App* run, RunFlags& f) {
+  RunConfig& cfg = f.cfg;
+  if (cfg.graph_dir.empty()) cfg.spec = make_spec(f.spec);
+  if (!f.json_path.empty()) check_output_file(f.json_path, "--json");
+  cfg.validate = !f.no_validate;
+  const auto method = validation_method_from_name(f.validate_against);
+  if (!method) throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", f.validate_against));
+  cfg.validate_against = *method;
+  if (f.td_only && f.bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
+  cfg.bfs.direction = f.td_only ? Direction::kTopDown : f.bu_only ? Direction::kBottomUp : Direction::kHybrid;
+  check_placement(run, f);
+  if (f.plant.corrupt_search >= cfg.roots)
+    throw Error(fmt::format("--debug-corrupt-search {}: the run has {} searches (0 to {})", f.plant.corrupt_search,
+                            cfg.roots, cfg.roots - 1));
+  arm_io_faults(f.fault_plan);
+  if (f.numa != "auto") {
+    const uint64_t k = parse_u64(f.numa, "--numa-nodes");
+    if (k < 1 || k > 1024) throw Error(fmt::format("--numa-nodes must be auto or 1..1024 (got {})", f.numa));
+    cfg.numa_parts = int(k);
+  }
+  return cmd_run(cfg, f.plant, f.json_path);
+}
+
+struct CompareFlags {
   CompareConfig cmp;
-  std::string cmp_placements = "in-core,out-of-core,dax", cmp_budget;
-  auto* compare = app.add_subcommand("compare", "the same graph and roots under each placement: one table, JSON, a chart");
-  compare->add_option("--graph,-g", cmp.run.graph_dir, "graph directory")->required();
-  compare->add_option("--placements", cmp_placements, "comma-separated: in-core, out-of-core, dax")->capture_default_str();
-  compare->add_option("--dram-budget", cmp_budget, "the out-of-core run's budget (default: half of what is free)");
-  compare->add_option("--roots", cmp.run.roots, "BFS roots per placement")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  compare->add_option("--threads,-t", cmp.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
-  compare->add_option("--json", cmp.json_path, "write every placement's full results here");
-  compare->add_option("--plot", cmp.plot_path, "write a bar chart of TEPS by placement (PNG, needs gnuplot)");
+  std::string placements = "in-core,out-of-core,dax", budget;
+};
 
+CLI::App* add_compare(CLI::App& app, CompareFlags& f) {
+  auto* compare = app.add_subcommand("compare", "the same graph and roots under each placement: one table, JSON, a chart");
+  compare->add_option("--graph,-g", f.cmp.run.graph_dir, "graph directory")->required();
+  compare->add_option("--placements", f.placements, "comma-separated: in-core, out-of-core, dax")->capture_default_str();
+  compare->add_option("--dram-budget", f.budget, "the out-of-core run's budget (default: half of what is free)");
+  compare->add_option("--roots", f.cmp.run.roots, "BFS roots per placement")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  compare->add_option("--threads,-t", f.cmp.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
+  compare->add_option("--json", f.cmp.json_path, "write every placement's full results here");
+  compare->add_option("--plot", f.cmp.plot_path, "write a bar chart of TEPS by placement (PNG, needs gnuplot)");
+  return compare;
+}
+
+int check_and_compare(const CLI::App* compare, CompareFlags& f) {
+  CompareConfig& cmp = f.cmp;
+  if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
+  if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
+  if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
+  std::string all_names;
+  for (const Tier* t : registered_tiers()) all_names += (all_names.empty() ? "" : ", ") + std::string(t->name);
+  for (const std::string& name : split_commas(f.placements)) {
+    const Tier* tier = find_tier(name);
+    if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));
+    cmp.placements.push_back(tier);
+  }
+  if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
+  if (given(compare, "--dram-budget")) cmp.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
+  return run_compare(cmp);
+}
+
+struct TuneFlags {
   TuneConfig tune;
-  std::string tune_budget, tune_placement = "out-of-core";
+  std::string budget, placement = "out-of-core";
+};
+
+CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
+  TuneConfig& tune = f.tune;
   tune.run.roots = 16;
   auto* tune_cmd = app.add_subcommand("tune", "sweep the edge-cache size up to a DRAM budget: CSV, plot, recommendation");
   tune_cmd->add_option("--graph,-g", tune.run.graph_dir, "graph directory")->required();
-  tune_cmd->add_option("--dram-budget", tune_budget, "the largest DRAM to try (edge cache + I/O buffers), e.g. 2G")->required();
-  tune_cmd->add_option("--placement", tune_placement, "out-of-core or dax")->capture_default_str();
+  tune_cmd->add_option("--dram-budget", f.budget, "the largest DRAM to try (edge cache + I/O buffers), e.g. 2G")->required();
+  tune_cmd->add_option("--placement", f.placement, "out-of-core or dax")->capture_default_str();
   tune_cmd->add_option("--steps", tune.steps, "budget fractions to try besides K = 0, 1, 2, 4, 8, 16")
       ->capture_default_str()->check(CLI::Range(1, 64));
   tune_cmd->add_option("--roots", tune.run.roots, "BFS roots per point")->capture_default_str()->check(CLI::Range(1, 1 << 20));
@@ -399,10 +494,29 @@ int main_checked(int argc, char** argv) {
   tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
   tune_cmd->add_option("--debug-id-bytes", tune.run.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
       ->check(CLI::IsMember({4, 8}))->group("");
+  return tune_cmd;
+}
 
+int check_and_tune(TuneFlags& f) {
+  TuneConfig& tune = f.tune;
+  if (!tune.csv_path.empty()) check_output_file(tune.csv_path, "--csv");
+  if (!tune.plot_path.empty()) check_output_file(tune.plot_path, "--plot");
+  if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
+  const Tier* tier = find_tier(f.placement);
+  if (!tier || !tier->on_storage)  // a tier without an edge cache has nothing to tune
+    throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", f.placement));
+  tune.run.place.tier = tier;
+  tune.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
+  return run_tune(tune);
+}
+
+// The command line parsed: a CLI11 refusal printed as strata's (under mpirun, thrown for the ranks to agree),
+// --help and --version answered. Returns whether a subcommand is to run; else `rc` is the exit status.
+bool parse_command_line(CLI::App& app, int argc, char** argv, int& rc) {
   const std::vector<std::string> commands = {"generate", "info", "run", "compare", "tune"};
   if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
     throw Error(fmt::format("unknown command '{}': expected generate, info, run, compare or tune (strata --help)", argv[1]));
+  rc = 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -411,102 +525,57 @@ int main_checked(int argc, char** argv) {
       std::ostringstream out, err;
       if (app.exit(e, out, err) != 0) throw Error(e.what());
       std::fputs(out.str().c_str(), stdout);
-      return 0;
+      return false;
     }
 #endif
-    return app.exit(e);
+    rc = app.exit(e);
+    return false;
   }
-  if (show_version) {
+  if (app.get_option("--version")->count() > 0) {
     std::fputs(version_text().c_str(), stdout);
-    return 0;
+    return false;
   }
   if (app.get_subcommands().empty()) {  // `strata` alone: what it can do
     std::fputs(app.help().c_str(), stdout);
-    return 0;
+    return false;
   }
+  return true;
+}
 
+int main_checked(int argc, char** argv) {
+  CLI::App app{"strata: Graph500 BFS on Kronecker graphs, in DRAM and beyond"};
+  app.require_subcommand(0, 1);
+  app.add_flag("--version")->description("print the version, commit, build type and the parts compiled in");
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("strata: error: ") + e.what() + "\n"; });
+  GenerateFlags gen_flags;
+  RunFlags run_flags;
+  CompareFlags compare_flags;
+  TuneFlags tune_flags;
+  std::string info_dir;
+  CLI::App* gen = add_generate(app, gen_flags);
+  CLI::App* info = app.add_subcommand("info", "describe a graph directory and check its checksums");
+  info->add_option("DIR", info_dir, "graph directory")->required();
+  CLI::App* run = add_run(app, run_flags);
+  add_placement_flags(run, run_flags);
+  add_debug_flags(run, run_flags);
+  CLI::App* compare = add_compare(app, compare_flags);
+  CLI::App* tune = add_tune(app, tune_flags);
+
+  int rc = 0;
+  if (!parse_command_line(app, argc, argv, rc)) return rc;
 #if STRATA_WITH_MPI
   if (mpi_comm && mpi_comm->size() > 1 && !*run)
     throw Error(fmt::format("strata {} runs in one process: start it without mpirun (only `run` runs across ranks)",
                             app.get_subcommands().front()->get_name()));
 #endif
-  if (*gen) return cmd_generate(gen_flags, gen_out, gen_checksum, gen_force, gen_no_tuples);
+  if (*gen) {
+    const GenerateFlags& g = gen_flags;
+    return cmd_generate(g.spec, g.out, g.checksum, g.force, g.no_tuples);
+  }
   if (*info) return cmd_info(info_dir);
-  if (*compare) {
-    if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
-    if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
-    if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
-    std::string all_names;
-    for (const Tier* t : registered_tiers()) all_names += (all_names.empty() ? "" : ", ") + std::string(t->name);
-    for (const std::string& name : split_commas(cmp_placements)) {
-      const Tier* tier = find_tier(name);
-      if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));
-      cmp.placements.push_back(tier);
-    }
-    if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
-    if (compare->get_option("--dram-budget")->count() > 0) cmp.run.place.dram_budget = parse_bytes(cmp_budget, "--dram-budget");
-    return run_compare(cmp);
-  }
-  if (*tune_cmd) {
-    if (!tune.csv_path.empty()) check_output_file(tune.csv_path, "--csv");
-    if (!tune.plot_path.empty()) check_output_file(tune.plot_path, "--plot");
-    if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
-    const Tier* tier = find_tier(tune_placement);
-    if (!tier || !tier->on_storage)  // a tier without an edge cache has nothing to tune
-      throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", tune_placement));
-    tune.run.place.tier = tier;
-    tune.run.place.dram_budget = parse_bytes(tune_budget, "--dram-budget");
-    return run_tune(tune);
-  }
-  if (cfg.graph_dir.empty()) cfg.spec = make_spec(run_flags);
-  if (!json_path.empty()) check_output_file(json_path, "--json");
-  cfg.validate = !no_validate;
-  const auto method = validation_method_from_name(validate_against);
-  if (!method) throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", validate_against));
-  cfg.validate_against = *method;
-  if (td_only && bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
-  cfg.bfs.direction = td_only ? Direction::kTopDown : bu_only ? Direction::kBottomUp : Direction::kHybrid;
-  on_mem_set = on_mem->count() > 0;
-  cfg.place.tier = find_tier(placement);
-  if (!cfg.place.tier) throw Error(fmt::format("unknown --placement '{}': expected {}", placement, tier_names()));
-  if (!on_mem_set) cfg.place.on_mem_edges = -1;
-  const bool budget_given = run->get_option("--dram-budget")->count() > 0;
-  if (budget_given) {  // given, even as '': parsed (refused)
-    cfg.place.dram_budget = parse_bytes(dram_budget, "--dram-budget");
-    if (cfg.place.dram_budget == 0) throw Error("--dram-budget must be positive");
-  }
-  if (plant.corrupt_search >= cfg.roots)
-    throw Error(fmt::format("--debug-corrupt-search {}: the run has {} searches (0 to {})", plant.corrupt_search, cfg.roots,
-                            cfg.roots - 1));
-  const uint64_t request = parse_bytes(io_request, "--io-request");
-  if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
-    throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", io_request));
-  cfg.place.io.request_bytes = uint32_t(request);
-  if (!cfg.place.tier->on_storage &&
-      (budget_given || on_mem_set || run->get_option("--hub-degree")->count() > 0))
-    throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
-  cfg.place.memory.mem_nodes = parse_node_list(mem_nodes);
-  const bool under_mpirun = mpi_rank() >= 0;
-  if (!cfg.rank_dir.empty() && !under_mpirun)
-    throw Error("--rank-dir places each MPI rank's rows: it applies under mpirun (a single process keeps its on-disk "
-                "CSR in the graph directory)");
-  std::optional<uint64_t> fault_rank;  // the faults on this rank only (a one-rank failure under mpirun)
-  for (const std::string& item : split_commas(fault_plan)) {
-    if (item.rfind("short:", 0) == 0) io_faults().short_every = parse_u64(item.substr(6), "--debug-io-faults");
-    else if (item.rfind("eio:", 0) == 0) io_faults().error_at = parse_u64(item.substr(4), "--debug-io-faults");
-    else if (item.rfind("rank:", 0) == 0) fault_rank = parse_u64(item.substr(5), "--debug-io-faults");
-    else throw Error("malformed --debug-io-faults '" + fault_plan + "'");
-  }
-  if (fault_rank && (!under_mpirun || *fault_rank != uint64_t(mpi_rank()))) {
-    io_faults().short_every = 0;
-    io_faults().error_at = 0;
-  }
-  if (numa != "auto") {
-    const uint64_t k = parse_u64(numa, "--numa-nodes");
-    if (k < 1 || k > 1024) throw Error(fmt::format("--numa-nodes must be auto or 1..1024 (got {})", numa));
-    cfg.numa_parts = int(k);
-  }
-  return cmd_run(cfg, plant, json_path);
+  if (*compare) return check_and_compare(compare, compare_flags);
+  if (*tune) return check_and_tune(tune_flags);
+  return check_and_run(run, run_flags);
 }
 
 #if STRATA_WITH_MPI
