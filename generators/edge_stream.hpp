@@ -19,6 +19,7 @@ inline constexpr uint64_t kDefaultEdgeChunk = uint64_t(1) << 16;
 // Thread-local space for reading one chunk of an edge source.
 struct ChunkBuffer {
   std::vector<Edge> edges;
+  std::vector<float> weights;  // kernel 3's, where asked for
   std::vector<char> raw;
 };
 
@@ -54,6 +55,28 @@ struct GeneratedEdges {
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {
     for_each_chunk(*this, std::forward<Fn>(fn));
+  }
+  // fn(first_index, span<const Edge>, span<const float> weights) for every chunk, concurrently: the tuples
+  // with their kernel-3 weights (drawn only here: a BFS-only pass never pays for them).
+  template <class Fn>
+  void for_each_weighted_chunk(Fn&& fn) const {
+    const uint64_t chunks = chunk_count();
+    FirstError error;
+#pragma omp parallel
+    {
+      ChunkBuffer buffer;
+      buffer.edges.resize(kDefaultEdgeChunk);
+      buffer.weights.resize(kDefaultEdgeChunk);
+#pragma omp for schedule(dynamic, 1)
+      for (uint64_t c = 0; c < chunks; ++c)
+        error.run([&] {
+          const uint64_t begin = c * kDefaultEdgeChunk, end = std::min(spec().edge_count(), begin + kDefaultEdgeChunk);
+          gen.generate(begin, end, buffer.edges.data(), buffer.weights.data());
+          fn(begin, std::span<const Edge>(buffer.edges.data(), end - begin),
+             std::span<const float>(buffer.weights.data(), end - begin));
+        });
+    }
+    error.rethrow();
   }
 };
 

@@ -9,8 +9,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <queue>
+#include <utility>
 #include <vector>
 
+#include "engine/build_csr.hpp"
+#include "generators/edge_stream.hpp"
 #include "generators/kronecker.hpp"
 
 namespace strata {
@@ -116,6 +121,70 @@ TEST(SsspOracle, DoubleAccumulationDiffersFromTheReference) {
   int differ = 0;
   for (uint64_t v = 0; v < n; ++v) differ += exact[v] != std::numeric_limits<float>::max() && float(wide[v]) != exact[v];
   EXPECT_GT(differ, 0);
+}
+
+// Float32 Dijkstra over a weighted CSR (internal ids), distances returned by input label, unreached -1.
+std::vector<float> csr_dijkstra(const Csr<uint32_t, float>& g, uint64_t root_label) {
+  std::vector<float> dist(g.n, -1.0f);
+  uint64_t root = 0;
+  while (g.to_input[root] != root_label) ++root;
+  using Item = std::pair<float, uint32_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  dist[root] = 0.0f;
+  heap.push({0.0f, uint32_t(root)});
+  while (!heap.empty()) {
+    const auto [d, u] = heap.top();
+    heap.pop();
+    if (d != dist[u]) continue;
+    const auto ids = g.neighbors(u);
+    const auto ws = g.weights_of(u);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const float nd = d + ws[i];  // float + float: fl32, as the reference relaxes
+      if (dist[ids[i]] < 0 || nd < dist[ids[i]]) dist[ids[i]] = nd, heap.push({nd, ids[i]});
+    }
+  }
+  std::vector<float> by_label(g.n);
+  for (uint64_t v = 0; v < g.n; ++v) by_label[g.to_input[v]] = dist[v];
+  return by_label;
+}
+
+// Kernel 1 with weights: the weighted CSR has the unweighted one's lists and duplicate counts, each entry the
+// lightest of its pair's tuples, and Dijkstra over it gives the reference's distances.
+TEST(WeightedCsr, SameListsLightestCopyAndTheReferenceDistances) {
+  for (const GraphVector& t : kVectors) {
+    const GeneratedEdges source{Kronecker({t.scale, 16, 2, 3})};
+    const Csr<uint32_t> plain = build_csr<uint32_t>(source);
+    const Csr<uint32_t, float> g = build_csr<uint32_t, float>(source);
+    ASSERT_EQ(g.directed_edges(), plain.directed_edges());
+    EXPECT_EQ(g.bytes(), plain.bytes() + g.directed_edges() * sizeof(float));
+    for (uint64_t i = 0; i < g.directed_edges(); ++i) ASSERT_EQ(g.adj[i], plain.adj[i]) << i;
+    for (uint64_t v = 0; v < g.n; ++v) ASSERT_EQ(g.raw_degree(v), plain.raw_degree(v)) << v;
+    if (t.scale == 10) {  // every entry is its pair's lightest tuple
+      const uint64_t m = source.spec().edge_count();
+      std::vector<Edge> edges(m);
+      std::vector<float> w(m);
+      source.gen.generate(0, m, edges.data(), w.data());
+      std::map<std::pair<uint64_t, uint64_t>, float> lightest;
+      for (uint64_t i = 0; i < m; ++i) {
+        if (edges[i].u == edges[i].v) continue;
+        const std::pair<uint64_t, uint64_t> key{std::min(edges[i].u, edges[i].v), std::max(edges[i].u, edges[i].v)};
+        auto [it, fresh] = lightest.try_emplace(key, w[i]);
+        if (!fresh) it->second = std::min(it->second, w[i]);
+      }
+      for (uint64_t v = 0; v < g.n; ++v)
+        for (uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
+          const uint64_t a = g.to_input[v], b = g.to_input[g.adj[i]];
+          ASSERT_EQ(g.weights.values[i], lightest.at({std::min(a, b), std::max(a, b)}));
+        }
+    }
+    for (int r = 0; r < 4; ++r) {
+      const std::vector<float> dist = csr_dijkstra(g, t.roots[r].root);
+      uint64_t h = 0xcbf29ce484222325ULL;
+      for (float d : dist)
+        for (int b = 0; b < 4; ++b) h = (h ^ ((bits(d) >> (8 * b)) & 0xFF)) * 0x100000001b3ULL;
+      EXPECT_EQ(h, t.roots[r].dist_hash) << "SCALE " << t.scale << " root " << t.roots[r].root;
+    }
+  }
 }
 
 }  // namespace
