@@ -7,7 +7,10 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <omp.h>
+#include <string>
 #include <limits>
 #include <map>
 #include <queue>
@@ -15,6 +18,8 @@
 #include <vector>
 
 #include "engine/build_csr.hpp"
+#include "sssp/delta_stepping.hpp"
+#include "validate/sssp_validator.hpp"
 #include "generators/edge_stream.hpp"
 #include "generators/kronecker.hpp"
 
@@ -28,7 +33,7 @@ struct RootVector {
   uint64_t root, reached;
   double sum;
   uint32_t max_bits;
-  uint64_t dist_hash;
+  uint64_t dist_hash, pred_hash;
 };
 
 struct GraphVector {
@@ -39,20 +44,20 @@ struct GraphVector {
 // SSSP.md section 8: the first 4 roots, seeds 2,3, edgefactor 16.
 const GraphVector kVectors[] = {
     {10,
-     {{458, 897, 258.18886033445597, 0x3f907535, 0x655f56114f9f3658ULL},
-      {214, 897, 618.71742710471153, 0x3fc3c78f, 0xbf54d253d990ebadULL},
-      {220, 897, 226.49648305773735, 0x3f8c34a3, 0xbb9810eaf9d8e8c3ULL},
-      {966, 897, 205.32267121784389, 0x3f8898d6, 0x33abaaa8a4ded04cULL}}},
+     {{458, 897, 258.18886033445597, 0x3f907535, 0x655f56114f9f3658ULL, 0x6d5830da63554a96ULL},
+      {214, 897, 618.71742710471153, 0x3fc3c78f, 0xbf54d253d990ebadULL, 0x81a7b054960a7410ULL},
+      {220, 897, 226.49648305773735, 0x3f8c34a3, 0xbb9810eaf9d8e8c3ULL, 0xf779b40db5c958a2ULL},
+      {966, 897, 205.32267121784389, 0x3f8898d6, 0x33abaaa8a4ded04cULL, 0x4809f69e064f6bc8ULL}}},
     {12,
-     {{1834, 3351, 799.90118391253054, 0x3f98cf68, 0xdc273856d5cb6ad2ULL},
-      {858, 3351, 754.77872969210148, 0x3f96beca, 0x7adbf1b93858e547ULL},
-      {881, 3351, 1010.7967596873641, 0x3fa0ddf2, 0xf9485575180ce39fULL},
-      {504, 3351, 682.7249520146288, 0x3f94057c, 0x15aceba883d1067eULL}}},
+     {{1834, 3351, 799.90118391253054, 0x3f98cf68, 0xdc273856d5cb6ad2ULL, 0x436fc8dc8a09f200ULL},
+      {858, 3351, 754.77872969210148, 0x3f96beca, 0x7adbf1b93858e547ULL, 0x3ed279cb2765354eULL},
+      {881, 3351, 1010.7967596873641, 0x3fa0ddf2, 0xf9485575180ce39fULL, 0x1f03cd8d83cc9bb9ULL},
+      {504, 3351, 682.7249520146288, 0x3f94057c, 0x15aceba883d1067eULL, 0xf4a552194dd6e674ULL}}},
     {14,
-     {{7337, 12550, 2735.9838809794746, 0x3fde9ef8, 0x303eeeb1882b9a74ULL},
-      {3434, 12550, 3274.2025028914213, 0x3fe3ee75, 0x61cc3598209a8d67ULL},
-      {3526, 12550, 2653.8389366827905, 0x3fdda9d0, 0xbe1a073f37d1179eULL},
-      {2016, 12550, 3398.0914273746312, 0x3fe571e4, 0x230a39287f5f5edfULL}}},
+     {{7337, 12550, 2735.9838809794746, 0x3fde9ef8, 0x303eeeb1882b9a74ULL, 0x253d379730032253ULL},
+      {3434, 12550, 3274.2025028914213, 0x3fe3ee75, 0x61cc3598209a8d67ULL, 0xefbd13b8b3d7c4d8ULL},
+      {3526, 12550, 2653.8389366827905, 0x3fdda9d0, 0xbe1a073f37d1179eULL, 0xb2ebcb0710b5229cULL},
+      {2016, 12550, 3398.0914273746312, 0x3fe571e4, 0x230a39287f5f5edfULL, 0x704543ad5516b0c0ULL}}},
 };
 
 uint32_t bits(float f) {
@@ -185,6 +190,165 @@ TEST(WeightedCsr, SameListsLightestCopyAndTheReferenceDistances) {
       EXPECT_EQ(h, t.roots[r].dist_hash) << "SCALE " << t.scale << " root " << t.roots[r].root;
     }
   }
+}
+
+uint64_t fnv_floats(const std::vector<float>& xs) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (float x : xs)
+    for (int b = 0; b < 4; ++b) h = (h ^ ((bits(x) >> (8 * b)) & 0xFF)) * 0x100000001b3ULL;
+  return h;
+}
+uint64_t fnv_parents(const std::vector<uint32_t>& parent) {  // as int64 LE, unreached -1
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint32_t p : parent) {
+    const uint64_t x = p == kNoVertex<uint32_t> ? ~uint64_t(0) : p;
+    for (int b = 0; b < 8; ++b) h = (h ^ ((x >> (8 * b)) & 0xFF)) * 0x100000001b3ULL;
+  }
+  return h;
+}
+uint64_t internal_id(const Csr<uint32_t, float>& g, uint64_t label) {
+  uint64_t v = 0;
+  while (g.to_input[v] != label) ++v;
+  return v;
+}
+
+// Kernel 3: delta-stepping gives the reference's distances and (these roots have no ties) its parents, for
+// any bucket width and thread count, and every result passes validation.
+TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
+  for (const GraphVector& t : kVectors) {
+    const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({t.scale, 16, 2, 3})});
+    for (const float delta : {0.1f, 0.025f, 1.0f, 1e9f})
+      for (const int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        DeltaStepping<uint32_t> sssp(g, delta);
+        for (const RootVector& want : t.roots) {
+          std::vector<float> dist(g.n);
+          std::vector<uint32_t> parent(g.n);
+          const SsspStats stats = sssp.search(uint32_t(internal_id(g, want.root)), dist.data(), parent.data());
+          const std::string where = "SCALE " + std::to_string(t.scale) + " root " + std::to_string(want.root) +
+                                    " delta " + std::to_string(delta) + " threads " + std::to_string(threads);
+          EXPECT_EQ(stats.reached, want.reached) << where;
+          EXPECT_EQ(fnv_floats(dist), want.dist_hash) << where;
+          EXPECT_EQ(fnv_parents(parent), want.pred_hash) << where;
+          uint64_t twice = 0;
+          for (uint64_t v = 0; v < g.n; ++v) twice += parent[g.to_input[v]] != kNoVertex<uint32_t> ? g.raw_degree(v) : 0;
+          const Verdict verdict = check_sssp<uint32_t>(g, {want.root, dist.data(), parent.data(), twice / 2});
+          EXPECT_TRUE(verdict.valid) << where << ": " << verdict.message;
+        }
+      }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+}
+
+// Each rule, planted: a result that breaks it is refused by that rule.
+class SsspPlanted : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    g = new Csr<uint32_t, float>(build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})}));
+  }
+  static void TearDownTestSuite() { delete g; }
+  void SetUp() override {
+    dist.resize(g->n);
+    parent.resize(g->n);
+    DeltaStepping<uint32_t>(*g, 0.1f).search(uint32_t(internal_id(*g, root)), dist.data(), parent.data());
+    uint64_t twice = 0;
+    for (uint64_t v = 0; v < g->n; ++v) twice += parent[g->to_input[v]] != kNoVertex<uint32_t> ? g->raw_degree(v) : 0;
+    nedge = twice / 2;
+    ASSERT_TRUE(verdict().valid) << verdict().message;
+  }
+  Verdict verdict() const { return check_sssp<uint32_t>(*g, {root, dist.data(), parent.data(), nedge}); }
+  uint64_t reached_leaf() const {  // a reached vertex that is no one's parent
+    std::vector<bool> is_parent(g->n);
+    for (uint64_t v = 0; v < g->n; ++v)
+      if (parent[v] != kNoVertex<uint32_t>) is_parent[parent[v]] = true;
+    for (uint64_t v = 0; v < g->n; ++v)
+      if (parent[v] != kNoVertex<uint32_t> && v != root && !is_parent[v]) return v;
+    ADD_FAILURE() << "no leaf";
+    return 0;
+  }
+  static inline Csr<uint32_t, float>* g = nullptr;
+  static constexpr uint64_t root = 458;
+  std::vector<float> dist;
+  std::vector<uint32_t> parent;
+  uint64_t nedge = 0;
+};
+
+TEST_F(SsspPlanted, ParentOutOfRange) {
+  parent[reached_leaf()] = uint32_t(g->n + 5);
+  EXPECT_EQ(verdict().rule, 1) << verdict().message;
+}
+TEST_F(SsspPlanted, NegativeDistance) {
+  dist[reached_leaf()] = -0.5f;
+  EXPECT_EQ(verdict().rule, 2) << verdict().message;
+}
+TEST_F(SsspPlanted, ReachedWithoutAParent) {
+  parent[reached_leaf()] = kNoVertex<uint32_t>;
+  EXPECT_EQ(verdict().rule, 3) << verdict().message;
+}
+TEST_F(SsspPlanted, RootNotAtZero) {
+  dist[root] = 0.25f;
+  EXPECT_EQ(verdict().rule, 4) << verdict().message;
+}
+TEST_F(SsspPlanted, AReachedVertexLeftUnreached) {
+  const uint64_t v = reached_leaf();
+  parent[v] = kNoVertex<uint32_t>, dist[v] = -1.0f;  // consistent on its own: only the edges tell
+  const Verdict bad = verdict();
+  EXPECT_EQ(bad.rule, 5) << bad.message;
+  EXPECT_NE(bad.message.find("visited and unvisited"), std::string::npos) << bad.message;
+}
+TEST_F(SsspPlanted, ADistanceTooLarge) {
+  const uint64_t v = reached_leaf();
+  dist[v] = std::nextafter(dist[v], 10.0f);  // longer than its shortest path: that path's last edge is shorter
+  const Verdict bad = verdict();
+  EXPECT_EQ(bad.rule, 5) << bad.message;
+  EXPECT_NE(bad.message.find("triangle"), std::string::npos) << bad.message;
+}
+TEST_F(SsspPlanted, ADistanceTooSmall) {
+  const uint64_t v = reached_leaf();
+  dist[v] = std::nextafter(dist[v], 0.0f);  // shorter than any path: no edge, its parent's included, confirms it
+  EXPECT_EQ(verdict().rule, 6) << verdict().message;
+}
+TEST_F(SsspPlanted, AWrongParent) {
+  const uint64_t v = reached_leaf();
+  const uint64_t iv = internal_id(*g, v);
+  for (const uint32_t u : g->neighbors(iv))  // a neighbour whose edge is not tight
+    if (g->to_input[u] != parent[v] && dist[g->to_input[u]] + 0.0f != dist[v]) {
+      parent[v] = g->to_input[u];
+      break;
+    }
+  EXPECT_EQ(verdict().rule, 6) << verdict().message;
+}
+TEST_F(SsspPlanted, AWrongNedge) {
+  ++nedge;
+  EXPECT_EQ(verdict().rule, 7) << verdict().message;
+}
+
+// R8, which the reference lacks: a parent cycle whose edges all confirm, made possible by absorption
+// (fl32(1 + 1e-10) == 1). Path 0 -1.0- 1 -1e-10- 2: dist 0, 1, 1; the parents of 1 and 2 point at each other.
+TEST(SsspValidator, AParentCycleThatConfirmsIsRefusedByTheTreeCheck) {
+  Csr<uint32_t, float> g;
+  g.n = 3;
+  NumaArray<uint64_t> offsets(4);
+  const uint64_t bounds[4] = {0, 1, 3, 4};
+  std::copy(bounds, bounds + 4, offsets.begin());
+  g.offsets = BlockOffsets(offsets, false);
+  g.adj = NumaArray<uint32_t>(4);
+  g.weights.values = NumaArray<float>(4);
+  const uint32_t adj[4] = {1, 0, 2, 1};
+  const float w[4] = {1.0f, 1.0f, 1e-10f, 1e-10f};
+  std::copy(adj, adj + 4, g.adj.begin());
+  std::copy(w, w + 4, g.weights.values.begin());
+  g.to_input = NumaArray<uint32_t>(3);
+  g.duplicates = NumaArray<uint8_t>(3);
+  for (uint32_t v = 0; v < 3; ++v) g.to_input[v] = v;
+  ASSERT_EQ(1.0f + 1e-10f, 1.0f);
+  std::vector<float> dist = {0.0f, 1.0f, 1.0f};
+  std::vector<uint32_t> parent = {0, 0, 1};
+  EXPECT_TRUE(check_sssp<uint32_t>(g, {0, dist.data(), parent.data(), 2}).valid);
+  parent = {0, 2, 1};
+  const Verdict bad = check_sssp<uint32_t>(g, {0, dist.data(), parent.data(), 2});
+  EXPECT_EQ(bad.rule, 8) << bad.message;
+  EXPECT_NE(bad.message.find("cycle"), std::string::npos) << bad.message;
 }
 
 }  // namespace

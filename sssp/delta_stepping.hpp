@@ -1,0 +1,136 @@
+// Kernel 3: single-source shortest paths in float32, as the reference 3.0.1 defines the result (SSSP.md 3.3):
+// dist[v] = the least over paths of the running float32 sums fl32(d + w), -1 for unreached; so any correct
+// order of relaxations gives the same bits. Delta-stepping: vertices in buckets of width delta by distance;
+// a bucket's light edges (w < delta) relaxed until it settles, then its heavy edges once. Each vertex's
+// distance and parent are one 64-bit word changed by compare-and-swap, only to a strictly smaller distance:
+// at the end every parent edge is tight (dist[v] == fl32(dist[parent] + w)) and the parents form a tree, with
+// any number of threads (an improvement of u always re-relaxes u's edges).
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "engine/csr.hpp"
+
+namespace strata {
+
+struct SsspStats {
+  uint64_t reached = 0;
+  uint64_t buckets = 0;      // buckets settled
+  uint64_t relaxations = 0;  // successful ones
+};
+
+template <class Id>
+class DeltaStepping {
+  static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
+
+ public:
+  DeltaStepping(const Csr<Id, float>& g, float delta) : g_(g), delta_(delta), state_(g.n) {}
+
+  // From internal vertex `root`: dist_out[input label] (-1.0f unreached) and parent_out[input label] (the
+  // parent's input label; the root its own; kNoVertex unreached). Resetting and translating are part of it.
+  SsspStats search(Id root, float* dist_out, Id* parent_out) {
+    SsspStats stats;
+    const uint64_t n = g_.n;
+#pragma omp parallel for schedule(static)
+    for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
+    state_[root] = pack(0.0f, root);
+    std::vector<std::vector<Id>> buckets(1, std::vector<Id>{root});
+    for (uint64_t b = 0; b < buckets.size();) {
+      std::vector<Id> settled;  // every vertex the bucket held, for its heavy edges
+      while (!buckets[b].empty()) relax_all(take_bucket(buckets[b], b, settled), buckets, stats, /*light=*/true);
+      if (!settled.empty()) {
+        ++stats.buckets;
+        relax_all(settled, buckets, stats, /*light=*/false);
+      }
+      if (buckets[b].empty()) ++b;  // else a heavy edge rounded back into this bucket: settle it again
+    }
+    translate(dist_out, parent_out, stats);
+    return stats;
+  }
+
+  uint64_t state_bytes() const { return g_.n * sizeof(uint64_t); }
+
+ private:
+  static constexpr uint32_t kInfinityBits = 0x7f800000u;  // +inf: above every distance
+  static constexpr uint64_t kUnreached = uint64_t(kInfinityBits) << 32 | uint32_t(kNoVertex<Id>);
+  // Non-negative floats order as their bits: a word's order is its distance's.
+  static uint64_t pack(float d, Id parent) { return uint64_t(std::bit_cast<uint32_t>(d)) << 32 | parent; }
+  static float dist_of(uint64_t s) { return std::bit_cast<float>(uint32_t(s >> 32)); }
+  static Id parent_of(uint64_t s) { return Id(uint32_t(s)); }
+  uint64_t bucket_of(float d) const { return uint64_t(double(d) / double(delta_)); }
+
+  // The bucket's vertices whose distance still lies in it, each once (stale entries moved to a lower bucket
+  // were settled there), added to `settled`.
+  std::vector<Id> take_bucket(std::vector<Id>& bucket, uint64_t b, std::vector<Id>& settled) const {
+    std::vector<Id> frontier;
+    for (const Id v : bucket)
+      if (bucket_of(dist_of(state_[v])) == b) frontier.push_back(v);
+    bucket.clear();
+    std::sort(frontier.begin(), frontier.end());
+    frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
+    settled.insert(settled.end(), frontier.begin(), frontier.end());
+    return frontier;
+  }
+
+  // Relaxes the light (or heavy) edges of every vertex in `from`; vertices improved go to their buckets.
+  void relax_all(const std::vector<Id>& from, std::vector<std::vector<Id>>& buckets, SsspStats& stats, bool light) {
+    uint64_t improved_total = 0;
+#pragma omp parallel reduction(+ : improved_total)
+    {
+      std::vector<std::pair<uint64_t, Id>> improved;  // (bucket, vertex)
+#pragma omp for schedule(dynamic, 64) nowait
+      for (size_t i = 0; i < from.size(); ++i) {
+        const Id u = from[i];
+        const float du = dist_of(std::atomic_ref(state_[u]).load(std::memory_order_relaxed));
+        const auto ids = g_.neighbors(u);
+        const auto ws = g_.weights_of(u);
+        for (size_t j = 0; j < ids.size(); ++j) {
+          const float nd = du + ws[j];  // float + float: fl32, as the reference relaxes
+          if ((ws[j] < delta_) == light && improve(ids[j], nd, u)) improved.push_back({bucket_of(nd), ids[j]});
+        }
+      }
+      improved_total += improved.size();
+#pragma omp critical
+      for (const auto& [b, v] : improved) {
+        if (b >= buckets.size()) buckets.resize(b + 1);
+        buckets[b].push_back(v);
+      }
+    }
+    stats.relaxations += improved_total;
+  }
+
+  // dist[v] := nd with parent u where nd is strictly smaller (the reference's test).
+  bool improve(Id v, float nd, Id u) {
+    std::atomic_ref<uint64_t> word(state_[v]);
+    uint64_t old = word.load(std::memory_order_relaxed);
+    const uint64_t want = pack(nd, u);
+    while ((want >> 32) < (old >> 32))
+      if (word.compare_exchange_weak(old, want, std::memory_order_relaxed)) return true;
+    return false;
+  }
+
+  void translate(float* dist_out, Id* parent_out, SsspStats& stats) const {
+    uint64_t reached = 0;
+#pragma omp parallel for schedule(static) reduction(+ : reached)
+    for (uint64_t v = 0; v < g_.n; ++v) {
+      const uint64_t s = state_[v];
+      const bool r = s != kUnreached;
+      reached += r;
+      dist_out[g_.to_input[v]] = r ? dist_of(s) : -1.0f;
+      parent_out[g_.to_input[v]] = r ? g_.to_input[parent_of(s)] : kNoVertex<Id>;
+    }
+    stats.reached = reached;
+  }
+
+  const Csr<Id, float>& g_;
+  float delta_;
+  std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
+};
+
+}  // namespace strata

@@ -1,0 +1,112 @@
+// Graph500 kernel 3 validation (SSSP.md section 4: the reference 3.0.1's rules, exact, float32) of one
+// search's distances and parents, by input label, against a weighted CSR -- plus a check the reference lacks:
+//   R1  every parent is unreached (kNoVertex) or a vertex
+//   R2  every distance is -1 (unreached) or >= 0
+//   R3  a vertex has no parent exactly when its distance is -1
+//   R4  the root is its own parent, at distance 0
+//   R5  over every CSR entry (v,u,w) with v or u reached: both are (R5a: the result spans the component); u is
+//       confirmed when its parent is v and dist[u] == fl32(dist[v] + w) (R5b); fl32(dist[v] + w) >= dist[u]
+//       (R5c, the triangle rule)
+//   R6  every reached vertex but the root is confirmed
+//   R7  nedge is the raw degrees of the reached vertices over 2 (the reference's count, as for BFS)
+//   R8  the parents form a tree: no cycle (with absorption, fl32(d + w) == d for a tiny w, a parent cycle whose
+//       edges all confirm is possible from about SCALE 16, and R1-R7 pass it)
+// The CSR holds the lightest copy of each edge; the reference checks every copy. For any result the verdicts
+// agree: a heavier copy that confirms a parent makes the lightest confirm it too or break R5c, and R5c holds
+// for every copy when it holds for the lightest (fl32(d + w) grows with w).
+#pragma once
+#include <omp.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "engine/csr.hpp"
+#include "validate/validator.hpp"
+
+namespace strata {
+
+// A kernel-3 result to check, by input label: dist (-1 unreached) and parent (kNoVertex unreached).
+template <class Id>
+struct SsspToCheck {
+  uint64_t root;
+  const float* dist;
+  const Id* parent;
+  uint64_t nedge;  // the search's count, to be confirmed
+};
+
+// spare: room for n int32 (R8's walk), e.g. the search's idle state; allocated here when smaller.
+template <class Id>
+Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+  const uint64_t n = g.n;
+  const float* dist = s.dist;
+  const Id* parent = s.parent;
+  Verdict verdict;
+  std::mutex mutex;
+  auto fail = [&](int rule, const std::string& what) {
+    std::lock_guard lock(mutex);
+    if (verdict.valid || rule < verdict.rule) verdict = {false, rule, "rule R" + std::to_string(rule) + ": " + what, 0};
+  };
+  auto f = [](float x) { return std::to_string(x); };
+  const bool root_ok = s.root < n && parent[s.root] == Id(s.root) && dist[s.root] == 0.0f;
+  if (!root_ok)
+    fail(4, "root " + std::to_string(s.root) + " has parent " +
+                (s.root < n ? std::to_string(uint64_t(parent[s.root])) + " and distance " + f(dist[s.root]) : "none"));
+#pragma omp parallel for schedule(static)
+  for (uint64_t v = 0; v < n; ++v) {
+    const bool no_parent = parent[v] == kNoVertex<Id>, no_dist = dist[v] == -1.0f;
+    if (!no_parent && uint64_t(parent[v]) >= n) [[unlikely]]
+      fail(1, "parent " + std::to_string(uint64_t(parent[v])) + " of vertex " + std::to_string(v) + " is out of range");
+    else if (!no_dist && !(dist[v] >= 0.0f)) [[unlikely]]
+      fail(2, "distance " + f(dist[v]) + " of vertex " + std::to_string(v) + " is out of range");
+    else if (no_parent != no_dist) [[unlikely]]
+      fail(3, "vertex " + std::to_string(v) + " has inconsistent parent " + std::to_string(int64_t(parent[v])) +
+                  " and distance " + f(dist[v]));
+  }
+  if (!verdict.valid) return verdict;
+  // R5 over the CSR's entries, by internal id; R6 from the marks it leaves.
+  std::vector<std::atomic<uint8_t>> confirmed(n);
+  uint64_t twice_nedge = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : twice_nedge)
+  for (uint64_t iv = 0; iv < n; ++iv) {
+    const uint64_t v = g.to_input[iv];
+    const bool reached = parent[v] != kNoVertex<Id>;
+    const auto ids = g.neighbors(iv);
+    const auto ws = g.weights_of(iv);
+    for (size_t j = 0; j < ids.size(); ++j) {
+      const uint64_t u = g.to_input[ids[j]];
+      if (reached != (parent[u] != kNoVertex<Id>)) [[unlikely]] {
+        fail(5, "edge (" + std::to_string(v) + "," + std::to_string(u) + ") connects visited and unvisited vertices");
+        continue;
+      }
+      if (!reached) continue;
+      const float via = dist[v] + ws[j];  // float + float: fl32, exactly as the reference checks
+      if (parent[u] == Id(v) && dist[u] == via) confirmed[u].store(1, std::memory_order_relaxed);
+      if (via < dist[u]) [[unlikely]]
+        fail(5, "triangle rule violated: edge (" + std::to_string(v) + "," + std::to_string(u) + ") of weight " +
+                    f(ws[j]) + " gives " + f(via) + " < distance " + f(dist[u]));
+    }
+    if (reached) twice_nedge += g.raw_degree(iv);
+  }
+  if (!verdict.valid) return verdict;
+#pragma omp parallel for schedule(static)
+  for (uint64_t v = 0; v < n; ++v)
+    if (parent[v] != kNoVertex<Id> && v != s.root && !confirmed[v].load(std::memory_order_relaxed)) [[unlikely]]
+      fail(6, "path to vertex " + std::to_string(v) + " not confirmed from parent " + std::to_string(uint64_t(parent[v])) +
+                  " with distance " + f(dist[v]));
+  verdict.nedge = twice_nedge / 2;
+  if (verdict.valid && verdict.nedge != s.nedge)
+    fail(7, "wrong nedge " + std::to_string(s.nedge) + " (the correct number is " + std::to_string(verdict.nedge) + ")");
+  if (!verdict.valid) return verdict;
+  std::vector<int32_t> own(spare.size() < n ? n : 0);
+  std::string why;
+  if (!validate_detail::tree_levels(n, parent, s.root, own.empty() ? spare.data() : own.data(), why))
+    fail(8, "the parents form no tree: " + why);
+  return verdict;
+}
+
+}  // namespace strata
