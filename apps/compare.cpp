@@ -27,6 +27,37 @@ bool all_valid(const RunResult& r) {
   return r.validate && r.ok() && std::all_of(r.searches.begin(), r.searches.end(), [](const SearchRecord& s) { return s.valid; });
 }
 
+// One row a placement: TEPS, the ratio to in-core, DRAM, storage read, construction, validated.
+void print_table(const std::vector<RunResult>& results) {
+  double in_core = 0;
+  for (const RunResult& r : results)
+    if (r.placement.tier->name == kInCore.name) in_core = r.statistic("bfs_harmonic_mean_TEPS");
+  std::printf("%-12s %20s %9s %12s %20s %18s %10s\n", "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
+              "storage_bytes_read", "construction_time", "validated");
+  for (const RunResult& r : results) {
+    const double teps = r.statistic("bfs_harmonic_mean_TEPS");
+    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", std::string(r.placement.tier->name).c_str(), teps,
+                in_core > 0 ? fmt::format("{:.3f}", teps / in_core).c_str() : "-",
+                human_bytes(double(r.dram_bytes)).c_str(), storage_read(r).c_str(), r.construction_time,
+                all_valid(r) ? "yes" : "no");
+  }
+}
+
+// A bar chart of harmonic-mean TEPS by placement.
+void plot_compare(const std::string& path, const std::vector<RunResult>& results, int roots) {
+  std::string data;
+  for (const RunResult& r : results)
+    data += fmt::format("\"{}\" {:.6g}\n", r.placement.tier->name, r.statistic("bfs_harmonic_mean_TEPS") / 1e9);
+  const std::string script = fmt::format(
+      "set terminal pngcairo size 800,500 font \",11\"\nset output $png\n"
+      "set title \"BFS on SCALE {} ({} roots): harmonic-mean TEPS by placement\"\n"
+      "set ylabel \"GTEPS\"\nset yrange [0:*]\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n"
+      "set grid ytics\nunset key\n"
+      "plot $data using 0:2:xtic(1) with boxes lc rgb \"#3b75af\", '' using 0:2:(sprintf(\"%.3g\", $2)) with labels offset 0,1\n",
+      results.empty() ? 0 : results[0].spec.scale, roots);
+  plot_png(path, script, data);
+}
+
 }  // namespace
 
 int run_compare(const CompareConfig& cfg) {
@@ -52,32 +83,9 @@ int run_compare(const CompareConfig& cfg) {
     }
   }
 
-  double in_core = 0;
-  for (const RunResult& r : results)
-    if (r.placement.tier->name == kInCore.name) in_core = r.statistic("bfs_harmonic_mean_TEPS");
-  std::printf("%-12s %20s %9s %12s %20s %18s %10s\n", "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
-              "storage_bytes_read", "construction_time", "validated");
-  for (const RunResult& r : results) {
-    const double teps = r.statistic("bfs_harmonic_mean_TEPS");
-    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", std::string(r.placement.tier->name).c_str(), teps,
-                in_core > 0 ? fmt::format("{:.3f}", teps / in_core).c_str() : "-",
-                human_bytes(double(r.dram_bytes)).c_str(), storage_read(r).c_str(), r.construction_time,
-                all_valid(r) ? "yes" : "no");
-  }
+  print_table(results);
   if (!cfg.json_path.empty()) write_json_file(cfg.json_path, all);
-  if (!cfg.plot_path.empty()) {
-    std::string data;
-    for (const RunResult& r : results)
-      data += fmt::format("\"{}\" {:.6g}\n", r.placement.tier->name, r.statistic("bfs_harmonic_mean_TEPS") / 1e9);
-    const std::string script = fmt::format(
-        "set terminal pngcairo size 800,500 font \",11\"\nset output $png\n"
-        "set title \"BFS on SCALE {} ({} roots): harmonic-mean TEPS by placement\"\n"
-        "set ylabel \"GTEPS\"\nset yrange [0:*]\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n"
-        "set grid ytics\nunset key\n"
-        "plot $data using 0:2:xtic(1) with boxes lc rgb \"#3b75af\", '' using 0:2:(sprintf(\"%.3g\", $2)) with labels offset 0,1\n",
-        results.empty() ? 0 : results[0].spec.scale, cfg.run.roots);
-    plot_png(cfg.plot_path, script, data);
-  }
+  if (!cfg.plot_path.empty()) plot_compare(cfg.plot_path, results, cfg.run.roots);
   if (!failure.empty()) {
     std::fprintf(stderr, "strata: error: %s\n", failure.c_str());
     return 1;

@@ -87,6 +87,46 @@ std::string cache_k(const RunResult& r) {
   return r.placement.on_mem_edges_all ? "all" : std::to_string(r.placement.on_mem_edges);
 }
 
+nlohmann::json validation_json(const RunResult& r) {
+  const bool csr = r.validation.method == ValidationMethod::kCsr, on_disk = csr && r.placement.tier->on_storage;
+  return {{"validation_method", validation_method_name(r.validation.method)},
+          {"validation_tuple_passes", r.validation.tuple_passes},
+          {"validation_certificate_time", r.validation.certificate_time},
+          {"validation_time", r.validation.time},
+          {"validation_batch_bytes", r.dram.validation_batch},
+          {"validation_csr_certified", csr && !on_disk},
+          {"validation_csr_passes", r.validation.csr_passes},
+          {"validation_spill_bytes", r.validation.spill_bytes},
+          {"validation_lent_cache", r.validation.lent_cache},
+          {"validation_cache_reload_time", r.validation.cache_reload_time}};
+}
+
+// MPI: each rank's part and what it used.
+nlohmann::json ranks_json(const RunResult& r) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankReport& k : r.ranks) {
+    ranks.push_back({{"rank", k.rank},
+                     {"host", k.host},
+                     {"threads", k.threads},
+                     {"first_vertex", k.first_vertex},
+                     {"end_vertex", k.end_vertex},
+                     {"directed_edges", k.directed_edges},
+                     {"dram_bytes", k.dram_bytes},
+                     {"build_bytes_sent", k.build_bytes_sent},
+                     {"search_bytes_sent", k.search_bytes_sent}});
+    if (!k.rows_dir.empty())
+      ranks.back().update({{"rows_dir", k.rows_dir},
+                           {"rows_reused", k.rows_reused},
+                           {"dram_budget", k.dram_budget},
+                           {"on_mem_edges", k.on_mem_edges},
+                           {"edge_cache_bytes", k.edge_cache_bytes},
+                           {"disk_bytes", k.disk_bytes},
+                           {"build_passes", k.build_passes},
+                           {"bytes_read", k.bytes_read}});
+  }
+  return ranks;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
@@ -105,19 +145,7 @@ nlohmann::json to_json(const RunResult& r) {
   j["beta"] = r.bfs.beta;
   j["validated"] = r.validate && r.ok();
   j["validate_batch"] = r.validate_batch;
-  if (r.validate) {
-    j["validation_method"] = validation_method_name(r.validation.method);
-    j["validation_tuple_passes"] = r.validation.tuple_passes;
-    j["validation_certificate_time"] = r.validation.certificate_time;
-    j["validation_time"] = r.validation.time;
-    j["validation_batch_bytes"] = r.dram.validation_batch;
-    const bool on_disk = r.validation.method == ValidationMethod::kCsr && r.placement.tier->on_storage;
-    j["validation_csr_certified"] = r.validation.method == ValidationMethod::kCsr && !on_disk;
-    j["validation_csr_passes"] = r.validation.csr_passes;
-    j["validation_spill_bytes"] = r.validation.spill_bytes;
-    j["validation_lent_cache"] = r.validation.lent_cache;
-    j["validation_cache_reload_time"] = r.validation.cache_reload_time;
-  }
+  if (r.validate) j.update(validation_json(r));
   j["directed_edges"] = r.directed_edges;
   j.update(placement_json(r));
   if (r.placement.tier->memory_nodes) {
@@ -129,30 +157,7 @@ nlohmann::json to_json(const RunResult& r) {
   for (size_t i = 0; i < r.searches.size(); ++i) j["searches"].push_back(search_json(r, i));
   j["dram_bytes"] = r.dram_bytes;
   j["num_mpi_processes"] = r.mpi_processes;
-  if (!r.ranks.empty()) {
-    nlohmann::json ranks = nlohmann::json::array();
-    for (const RankReport& k : r.ranks) {
-      ranks.push_back({{"rank", k.rank},
-                       {"host", k.host},
-                       {"threads", k.threads},
-                       {"first_vertex", k.first_vertex},
-                       {"end_vertex", k.end_vertex},
-                       {"directed_edges", k.directed_edges},
-                       {"dram_bytes", k.dram_bytes},
-                       {"build_bytes_sent", k.build_bytes_sent},
-                       {"search_bytes_sent", k.search_bytes_sent}});
-      if (!k.rows_dir.empty())
-        ranks.back().update({{"rows_dir", k.rows_dir},
-                             {"rows_reused", k.rows_reused},
-                             {"dram_budget", k.dram_budget},
-                             {"on_mem_edges", k.on_mem_edges},
-                             {"edge_cache_bytes", k.edge_cache_bytes},
-                             {"disk_bytes", k.disk_bytes},
-                             {"build_passes", k.build_passes},
-                             {"bytes_read", k.bytes_read}});
-    }
-    j["mpi"] = {{"processes", r.mpi_processes}, {"partition", r.mpi_partition}, {"ranks", ranks}};
-  }
+  if (!r.ranks.empty()) j["mpi"] = {{"processes", r.mpi_processes}, {"partition", r.mpi_partition}, {"ranks", ranks_json(r)}};
   if (!r.ok()) j["error"] = r.failure;
   else j["measurement_warnings"] = r.measurement_warnings;
   return j;

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "apps/plot.hpp"
 #include "apps/progress.hpp"
@@ -50,21 +49,50 @@ struct Point {
   bool valid = false;
 };
 
-// Cache sizes of K = 0, 1, 2, 4, 8, 16 and of the K that fills each 1/steps of the room, smallest first.
-template <class Id>
-std::vector<Point> plan(const CsrFiles& files, uint64_t room, int steps) {
-  const Csr<Id> g = load_csr_meta<Id>(files);
-  std::set<uint64_t> ks = {0, 1, 2, 4, 8, 16};
-  for (int i = 1; i <= steps; ++i) {
-    uint64_t k;
-    if (k_for_budget(g, room / uint64_t(steps) * uint64_t(i), kNoHubs, k)) ks.insert(k);
-  }
+// The sweep's points: from the on-disk CSR's degrees (engine/edge_cache.hpp's cache_sweep).
+std::vector<Point> plan(const RunConfig& run, int parts, uint64_t room, int steps) {
+  const GraphDir dir = GraphDir::open(run.graph_dir);
+  const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts), dir.header_hash(), dir.spec().scale);
+  const std::vector<CacheStep> sweep = files.layout().id_bytes == 4 ? cache_sweep(load_csr_meta<uint32_t>(files), room, steps)
+                                                                     : cache_sweep(load_csr_meta<uint64_t>(files), room, steps);
   std::vector<Point> points;
-  for (uint64_t k : ks) {
-    const uint64_t bytes = cache_entries(g, k, kNoHubs) * sizeof(Id);
-    if (bytes <= room && (points.empty() || bytes > points.back().cache_bytes)) points.push_back({k, bytes});
-  }
+  for (const CacheStep& c : sweep) points.push_back({c.k, c.bytes});
   return points;
+}
+
+std::string tune_csv(const std::vector<Point>& points) {
+  std::string csv = "cache_bytes,on_mem_edges,harmonic_mean_TEPS,bytes_read,dram_peak_bytes,dram_bytes,validated\n";
+  for (const Point& p : points)
+    csv += fmt::format("{},{},{:.6g},{},{},{},{}\n", p.cache_bytes, p.k, p.teps, p.bytes_read, p.peak, p.dram_bytes,
+                       p.valid ? "yes" : "no");
+  return csv;
+}
+
+// The smallest cache within 5% of the best TEPS, said with what it saves.
+void print_recommendation(const std::vector<Point>& points) {
+  const Point& best = *std::max_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.teps < b.teps; });
+  const Point& pick = *std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.teps >= 0.95 * best.teps; });
+  std::printf("recommended: --on-mem-edges %llu (edge cache %s, DRAM peak %s): the smallest cache within 5%% of the "
+              "best TEPS (%.4g at --on-mem-edges %llu, cache %s); it runs at %.4g TEPS (%.1f%% of the best)%s\n",
+              (unsigned long long)pick.k, human_bytes(double(pick.cache_bytes)).c_str(), human_bytes(double(pick.peak)).c_str(),
+              best.teps, (unsigned long long)best.k, human_bytes(double(best.cache_bytes)).c_str(), pick.teps,
+              100 * pick.teps / best.teps,
+              pick.cache_bytes < best.cache_bytes
+                  ? fmt::format(" and saves {} of DRAM", human_bytes(double(best.cache_bytes - pick.cache_bytes))).c_str()
+                  : "");
+}
+
+void plot_tune(const std::string& path, const std::vector<Point>& points, const RunConfig& run) {
+  std::string data;
+  for (const Point& p : points) data += fmt::format("{:.6g} {:.6g} {}\n", double(p.peak) / (1 << 20), p.teps / 1e9, p.k);
+  const std::string script = fmt::format(
+      "set terminal pngcairo size 900,550 font \",11\"\nset output $png\n"
+      "set title \"{}: harmonic-mean TEPS against DRAM ({} roots; labels: on-mem-edges K)\"\n"
+      "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
+      "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
+      "with labels offset 0,1\n",
+      run.place.tier->name, run.roots);
+  plot_png(path, script, data);
 }
 
 }  // namespace
@@ -80,7 +108,6 @@ int run_tune(const TuneConfig& cfg) {
   const int parts = run.numa_parts > 0 ? run.numa_parts : Topology::detect().nodes();
 
   // The first point, K = 0, also builds the on-disk CSR if needed; its degrees then place the others.
-  std::vector<Point> points;
   auto measure = [&](Point& p) {
     run.place.on_mem_edges = int64_t(p.k);
     reset_peak_rss();
@@ -100,12 +127,7 @@ int run_tune(const TuneConfig& cfg) {
     progress.update(0, 1);
     measure(first);
   }
-  {
-    const GraphDir dir = GraphDir::open(run.graph_dir);
-    const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts), dir.header_hash(), dir.spec().scale);
-    points = files.layout().id_bytes == 4 ? plan<uint32_t>(files, run.place.dram_budget - io, cfg.steps)
-                                          : plan<uint64_t>(files, run.place.dram_budget - io, cfg.steps);
-  }
+  std::vector<Point> points = plan(run, parts, run.place.dram_budget - io, cfg.steps);
   if (points.size() < 2) throw Error("--dram-budget is too small to sweep: not even K = 1 fits");
   points[0] = first;
   {
@@ -115,37 +137,11 @@ int run_tune(const TuneConfig& cfg) {
       measure(points[i]);
     }
   }
-
-  std::string csv = "cache_bytes,on_mem_edges,harmonic_mean_TEPS,bytes_read,dram_peak_bytes,dram_bytes,validated\n";
-  for (const Point& p : points)
-    csv += fmt::format("{},{},{:.6g},{},{},{},{}\n", p.cache_bytes, p.k, p.teps, p.bytes_read, p.peak, p.dram_bytes,
-                       p.valid ? "yes" : "no");
+  const std::string csv = tune_csv(points);
   std::fputs(csv.c_str(), stdout);
   if (!cfg.csv_path.empty()) write_output_file(cfg.csv_path, csv);
-
-  const Point& best = *std::max_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.teps < b.teps; });
-  const Point& pick = *std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.teps >= 0.95 * best.teps; });
-  std::printf("recommended: --on-mem-edges %llu (edge cache %s, DRAM peak %s): the smallest cache within 5%% of the "
-              "best TEPS (%.4g at --on-mem-edges %llu, cache %s); it runs at %.4g TEPS (%.1f%% of the best)%s\n",
-              (unsigned long long)pick.k, human_bytes(double(pick.cache_bytes)).c_str(), human_bytes(double(pick.peak)).c_str(),
-              best.teps, (unsigned long long)best.k, human_bytes(double(best.cache_bytes)).c_str(), pick.teps,
-              100 * pick.teps / best.teps,
-              pick.cache_bytes < best.cache_bytes
-                  ? fmt::format(" and saves {} of DRAM", human_bytes(double(best.cache_bytes - pick.cache_bytes))).c_str()
-                  : "");
-
-  if (!cfg.plot_path.empty()) {
-    std::string data;
-    for (const Point& p : points) data += fmt::format("{:.6g} {:.6g} {}\n", double(p.peak) / (1 << 20), p.teps / 1e9, p.k);
-    const std::string script = fmt::format(
-        "set terminal pngcairo size 900,550 font \",11\"\nset output $png\n"
-        "set title \"{}: harmonic-mean TEPS against DRAM ({} roots; labels: on-mem-edges K)\"\n"
-        "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
-        "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
-        "with labels offset 0,1\n",
-        run.place.tier->name, run.roots);
-    plot_png(cfg.plot_path, script, data);
-  }
+  print_recommendation(points);
+  if (!cfg.plot_path.empty()) plot_tune(cfg.plot_path, points, run);
   return 0;
 }
 

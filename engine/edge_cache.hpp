@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -117,5 +118,25 @@ EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t 
 template <class Id>
 EdgeCache<Id> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, const std::vector<const char*>& mapped,
                                      uint64_t k, uint64_t hub_degree);
+
+// `strata tune`'s sweep: the caches of K = 0, 1, 2, 4, 8, 16 and of the K that fills each 1/steps of `room`
+// bytes, those that fit, smallest first, each larger than the one before.
+struct CacheStep {
+  uint64_t k, bytes;
+};
+template <class Id>
+std::vector<CacheStep> cache_sweep(const Csr<Id>& g, uint64_t room, int steps) {
+  std::set<uint64_t> ks = {0, 1, 2, 4, 8, 16};
+  for (int i = 1; i <= steps; ++i) {
+    uint64_t k;
+    if (k_for_budget(g, room / uint64_t(steps) * uint64_t(i), kNoHubs, k)) ks.insert(k);
+  }
+  std::vector<CacheStep> sweep;
+  for (uint64_t k : ks) {
+    const uint64_t bytes = cache_entries(g, k, kNoHubs) * sizeof(Id);
+    if (bytes <= room && (sweep.empty() || bytes > sweep.back().bytes)) sweep.push_back({k, bytes});
+  }
+  return sweep;
+}
 
 }  // namespace strata
