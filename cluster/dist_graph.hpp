@@ -332,14 +332,9 @@ template <class Id>
 uint64_t squish_rows(Id* rows, const uint64_t* raw, uint64_t count, const VertexDeal& part,
                      uint64_t* offsets, uint64_t base) {
   sort_and_dedup_lists(rows, raw, count, part.n);
-  uint64_t write = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    const Id* list = rows + (raw[i] - raw[0]);
-    const uint64_t kept = uint64_t(std::find(list, list + (raw[i + 1] - raw[i]), kNoVertex<Id>) - list);
-    if (write != raw[i] - raw[0]) std::memmove(rows + write, list, kept * sizeof(Id));
-    offsets[i] = base + write;
-    write += kept;
-  }
+  const uint64_t write = squish_lists(rows, raw, count, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t) {
+    offsets[i] = base + start;
+  });
 #pragma omp parallel for schedule(static)
   for (uint64_t k = 0; k < write; ++k) rows[k] = Id(part.id(rows[k]));
   return write;

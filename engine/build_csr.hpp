@@ -177,6 +177,25 @@ void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint
   }
 }
 
+// Kernel 1's compaction, for every build (in-core, on-disk ranges, MPI rows): `count` sorted, deduplicated
+// lists (list i: adj[raw[i] - raw[0], raw[i + 1] - raw[0]), ended early by a kNoVertex sentinel where one
+// shrank) moved to the front of adj in order. on_list(i, start, old_start, kept, removed) follows each move
+// (start: the list's new first entry in adj). Returns the entries kept.
+template <class Id, class OnList>
+uint64_t squish_lists(Id* adj, const uint64_t* raw, uint64_t count, OnList&& on_list) {
+  const uint64_t base = raw[0];
+  uint64_t write = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t old_start = raw[i] - base, len = raw[i + 1] - raw[i];  // raw[i] read before on_list(i) runs
+    const Id* list = adj + old_start;
+    const uint64_t kept = uint64_t(std::find(list, list + len, kNoVertex<Id>) - list);
+    if (write != old_start) std::memmove(adj + write, list, kept * sizeof(Id));
+    on_list(i, write, old_start, kept, len - kept);
+    write += kept;
+  }
+  return write;
+}
+
 // The weighted lists' sort: each list by (id, weight), so that deduplication keeps each neighbour's lightest
 // copy; a list that shrank ends with a kNoVertex<Id> sentinel, like sort_and_dedup_lists'.
 template <class Id, class W>
@@ -270,26 +289,20 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
   // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
   // number of duplicates removed.
   g.duplicates = NumaArray<uint8_t>(n);
-  uint64_t write = 0, old_begin = 0, released = 0;
-  for (uint64_t v = 0; v < n; ++v) {
-    const uint64_t old_end = offsets[v + 1];
-    const Id* list = g.adj.data() + old_begin;
-    const uint64_t kept = uint64_t(std::find(list, list + (old_end - old_begin), kNoVertex<Id>) - list);
-    if (write != old_begin) {
-      std::memmove(g.adj.data() + write, list, kept * sizeof(Id));
-      if constexpr (kWeighted) std::memmove(g.weights.values.data() + write, g.weights.values.data() + old_begin, kept * sizeof(W));
-    }
-    offsets[v] = write;
-    const uint64_t removed = old_end - old_begin - kept;
+  uint64_t released = 0;
+  const uint64_t write = squish_lists(g.adj.data(), offsets.data(), n, [&](uint64_t v, uint64_t start, uint64_t old_start,
+                                                                            uint64_t kept, uint64_t removed) {
+    if constexpr (kWeighted)
+      if (start != old_start) std::memmove(g.weights.values.data() + start, g.weights.values.data() + old_start, kept * sizeof(W));
+    offsets[v] = start;
     Csr<Id, W>::note_duplicates(g.duplicates[v], g.many_duplicates, v, removed);
-    write += kept;
-    old_begin = old_end;
-    if (old_begin - released > (uint64_t(1) << 22)) {  // dead space [write, old_begin) back to the OS
-      g.adj.release(write, old_begin);
-      if constexpr (kWeighted) g.weights.values.release(write, old_begin);
-      released = old_begin;
+    const uint64_t end = start + kept, old_end = old_start + kept + removed;
+    if (old_end - released > (uint64_t(1) << 22)) {  // dead space [end, old_end) back to the OS
+      g.adj.release(end, old_end);
+      if constexpr (kWeighted) g.weights.values.release(end, old_end);
+      released = old_end;
     }
-  }
+  });
   offsets[n] = write;
   g.adj.shrink(write);
   if constexpr (kWeighted) g.weights.values.shrink(write);

@@ -335,17 +335,11 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     scattered.finish();
     sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
     // Compact the range in place and append it; the cursors, spent, take the range's final offsets.
-    uint64_t kept_total = 0;
-    for (uint64_t v = lo; v < hi; ++v) {
-      const Id* list = buffer.data() + (raw[v] - base);
-      const uint64_t len = raw[v + 1] - raw[v];
-      const uint64_t kept = uint64_t(std::find(list, list + len, kNoVertex<Id>) - list);
-      if (kept_total != raw[v] - base) std::memmove(buffer.data() + kept_total, list, kept * sizeof(Id));
-      cursor[v - lo] = written + kept_total;
-      const uint64_t removed = len - kept;
-      Csr<Id>::note_duplicates(duplicates[v], many, v, removed);
-      kept_total += kept;
-    }
+    const uint64_t kept_total =
+        squish_lists(buffer.data(), raw.data() + lo, hi - lo, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t removed) {
+          cursor[i] = written + start;
+          Csr<Id>::note_duplicates(duplicates[lo + i], many, lo + i, removed);
+        });
     writer.append(p, buffer.data(), kept_total);
     writer.write_meta(cursor.data(), cursor.size() * sizeof(uint64_t));
     written += kept_total;
