@@ -237,7 +237,7 @@ class DistValidator {
     v.valid = false;
     v.rule = int(first / 65536);
     const std::string what = comm_.broadcast(s.failure.what, from);
-    v.message = v.rule <= 5 ? "rule " + std::to_string(v.rule) + ": " + what : what;  // 6: nedge, not a spec rule
+    v.message = rule_message(v.rule, what);
   }
 
   uint64_t n_;

@@ -125,8 +125,7 @@ class CsrPassValidator {
   std::string label(uint64_t v) const { return std::to_string(uint64_t(g_.to_input[v])); }
   void fail(int s, int rule, const std::string& what) {
     std::lock_guard lock(mutex_);
-    Verdict& v = verdict_[s];
-    if (v.valid || rule < v.rule) v = {false, rule, rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what, 0};
+    note_failure(verdict_[s], rule, what);
   }
   uint8_t level(int s, uint64_t v) const { return rows_[v * uint64_t(slots_) + uint64_t(s)]; }
 

@@ -252,7 +252,7 @@ Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> s
   std::mutex mutex;
   auto fail = [&](int rule, const std::string& what) {
     std::lock_guard lock(mutex);
-    if (verdict.valid || rule < verdict.rule) verdict = {false, rule, rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what, 0};
+    note_failure(verdict, rule, what);
   };
   std::string why;
   if (!validate_detail::tree_levels(n, c.parent, c.root, level_by_label, why)) {

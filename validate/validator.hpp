@@ -42,6 +42,19 @@ struct Verdict {
   uint64_t nedge = 0;    // recounted from the tuples
 };
 
+// How every BFS validator words a broken rule: "rule N: ..." for the spec's rules 1-5; 6, nedge, is the
+// reference's count, not a spec rule, and says itself.
+inline std::string rule_message(int rule, const std::string& what) {
+  return rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what;
+}
+// Records a broken rule in v unless v already holds a lower one (the verdict names the first rule broken).
+inline void note_failure(Verdict& v, int rule, const std::string& what) {
+  if (!v.valid && rule >= v.rule) return;
+  v.valid = false;
+  v.rule = rule;
+  v.message = rule_message(rule, what);
+}
+
 namespace validate_detail {
 inline constexpr int32_t kNoLevel = -1;
 inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again means a cycle
@@ -145,12 +158,7 @@ class BatchValidator {
   uint64_t stride() const { return kPacked ? row_bytes(slots_) : 1; }
   void fail(int i, int rule, const std::string& what) {
     std::lock_guard lock(mutex_);
-    Verdict& v = verdict_[i];
-    if (v.valid || rule < v.rule) {
-      v.valid = false;
-      v.rule = rule;
-      v.message = rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what;  // 6: nedge, not a spec rule
-    }
+    note_failure(verdict_[i], rule, what);
   }
   void saw_tree_edge(int i, uint64_t child) {  // an input edge joins child to its parent
     if constexpr (kPacked) {
