@@ -69,6 +69,25 @@ class GraphDir {
   void for_each_edge_chunk(Fn&& fn) const {
     for_each_chunk(*this, std::forward<Fn>(fn));
   }
+  // fn(first, span<const Edge>, span<const float>): the tuples with their kernel-3 weights, which a directory
+  // does not store -- like a tuple, a weight is a function of (spec, index) and is drawn again here. Stored
+  // tuples are read and must be the spec's (the draws that give a weight give its tuple too).
+  template <class Fn>
+  void for_each_weighted_chunk(Fn&& fn) const {
+    const Kronecker gen(spec_);
+    for_each_chunk(*this, [&](uint64_t first, std::span<const Edge> edges) {
+      thread_local std::vector<Edge> drawn;
+      thread_local std::vector<float> weights;
+      drawn.resize(edges.size());
+      weights.resize(edges.size());
+      gen.generate(first, first + edges.size(), drawn.data(), weights.data());
+      for (size_t i = 0; i < edges.size(); ++i)
+        if (drawn[i].u != edges[i].u || drawn[i].v != edges[i].v)
+          throw Error(path_ + "'s tuple " + std::to_string(first + i) + " is not its spec's: its weight cannot be "
+                      "drawn (regenerate the directory with strata generate --force)");
+      fn(first, edges, std::span<const float>(weights.data(), edges.size()));
+    });
+  }
 
   // Reads everything and checks every block hash (without stored tuples: generates them all once).
   void verify(const ProgressFn& progress = {}) const;

@@ -22,6 +22,8 @@
 #include "validate/sssp_validator.hpp"
 #include "generators/edge_stream.hpp"
 #include "generators/kronecker.hpp"
+#include "storage/graph_dir.hpp"
+#include "tests/test_util.hpp"
 
 namespace strata {
 namespace {
@@ -349,6 +351,23 @@ TEST(SsspValidator, AParentCycleThatConfirmsIsRefusedByTheTreeCheck) {
   const Verdict bad = check_sssp<uint32_t>(g, {0, dist.data(), parent.data(), 2});
   EXPECT_EQ(bad.rule, 8) << bad.message;
   EXPECT_NE(bad.message.find("cycle"), std::string::npos) << bad.message;
+}
+
+// A graph directory gives the same weighted CSR as the generator, whether it stores its tuples or only its spec.
+TEST(WeightedCsr, FromAGraphDirectoryEqualsFromTheGenerator) {
+  const Kronecker gen({11, 16, 2, 3});
+  const Csr<uint32_t, float> want = build_csr<uint32_t, float>(GeneratedEdges{gen});
+  test::TempDir tmp;
+  for (const bool stored : {true, false}) {
+    const std::string path = tmp / (stored ? "stored" : "spec");
+    write_graph_dir(gen, path, false, {}, stored);
+    const Csr<uint32_t, float> got = build_csr<uint32_t, float>(GraphDir::open(path));
+    ASSERT_EQ(got.directed_edges(), want.directed_edges());
+    for (uint64_t i = 0; i < want.directed_edges(); ++i) {
+      ASSERT_EQ(got.adj[i], want.adj[i]);
+      ASSERT_EQ(got.weights.values[i], want.weights.values[i]);
+    }
+  }
 }
 
 }  // namespace
