@@ -301,24 +301,28 @@ class DistBfs {
     check_bad();
     io_.edges_storage += in_place;
     looked += in_place;
-    if (stored_ && !stored_->mapped()) {  // the tails of those not found in their prefix: the first neighbour in the frontier
-      std::atomic<uint64_t> found{0};
-      stored_->tails().read([&](Id i, const Id* first, const Id* last) {
-        if (parent_[i] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long tail
-        check_stored(first, last);
-        const Id* it = first_marked(front, first, last);
-        if (it == last) return uint64_t(last - first);
-        parent_[i] = *it;
-        next_.set_atomic(i);
-        found.fetch_add(1, std::memory_order_relaxed);
-        return uint64_t(it - first + 1);
-      }, io_);
-      awake += found.load();
-      looked += io_.edges_storage;
-    }
+    if (stored_ && !stored_->mapped()) awake += bottom_up_tails(front, looked);
     examined = looked;
     front_.swap(next_);
     return comm_.sum(awake);
+  }
+
+  // Out-of-core: the tails of the vertices not found in their prefix, read from storage, each searched for
+  // its first neighbour in the frontier. Returns the vertices found; adds the entries read to `looked`.
+  uint64_t bottom_up_tails(const uint64_t* front, uint64_t& looked) {
+    std::atomic<uint64_t> found{0};
+    stored_->tails().read([&](Id i, const Id* first, const Id* last) {
+      if (parent_[i] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long tail
+      check_stored(first, last);
+      const Id* it = first_marked(front, first, last);
+      if (it == last) return uint64_t(last - first);
+      parent_[i] = *it;
+      next_.set_atomic(i);
+      found.fetch_add(1, std::memory_order_relaxed);
+      return uint64_t(it - first + 1);
+    }, io_);
+    looked += io_.edges_storage;
+    return found.load();
   }
 
   const DistGraph<Id>& g_;

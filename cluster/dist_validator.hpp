@@ -189,33 +189,41 @@ class DistValidator {
           hop[2 + j] = Id(uint32_t(level_[at + j]));
         }
       }
-      const std::vector<Id> at_v = second.exchange(comm_);
-#pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < at_v.size(); i += stride) {
-        const Id v = at_v[i], u = at_v[i + 1];
-        const int t = omp_get_thread_num();
-        const uint64_t at = (v - a_) * uint64_t(slots_);
-        for (int j = 0; j < k; ++j) {
-          const int32_t lu = int32_t(uint32_t(at_v[i + 2 + size_t(j)])), lv = level_[at + j];
-          if (parent_[at + j] == u) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
-          Failure& f = found[t][j];
-          if ((lu >= 0) != (lv >= 0)) {
-            if (f.rule == 0 || f.rule > 4)
-              f = {4, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins a reached and an unreached vertex"};
-          } else if (lv >= 0 && (lu - lv > 1 || lv - lu > 1)) {
-            if (f.rule == 0)
-              f = {3, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins levels " + std::to_string(lu) +
-                          " and " + std::to_string(lv)};
-          }
-          counted[t][j] += lv >= 0 && lu >= 0;
-        }
-      }
+      check_at_v(second.exchange(comm_), found, counted);
     });
     for (int j = 0; j < k; ++j)
       for (int t = 0; t < threads; ++t) {
         searches_[j].counted += counted[t][j];
         if (found[t][j].rule) fail(searches_[j], found[t][j].rule, std::move(found[t][j].what));
       }
+  }
+
+  // Hop 2's end, at v's owner: each (v, u, u's levels) against v's levels (rules 3 and 4), u marked as v's
+  // parent where it is, the tuple counted for nedge where both ends are reached; by thread and search.
+  void check_at_v(const std::vector<Id>& at_v, std::vector<std::vector<Failure>>& found,
+                  std::vector<std::vector<uint64_t>>& counted) {
+    const int k = size();
+    const size_t stride = 2 + size_t(k);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < at_v.size(); i += stride) {
+      const Id v = at_v[i], u = at_v[i + 1];
+      const int t = omp_get_thread_num();
+      const uint64_t at = (v - a_) * uint64_t(slots_);
+      for (int j = 0; j < k; ++j) {
+        const int32_t lu = int32_t(uint32_t(at_v[i + 2 + size_t(j)])), lv = level_[at + j];
+        if (parent_[at + j] == u) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
+        Failure& f = found[t][j];
+        if ((lu >= 0) != (lv >= 0)) {
+          if (f.rule == 0 || f.rule > 4)
+            f = {4, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins a reached and an unreached vertex"};
+        } else if (lv >= 0 && (lu - lv > 1 || lv - lu > 1)) {
+          if (f.rule == 0)
+            f = {3, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins levels " + std::to_string(lu) +
+                        " and " + std::to_string(lv)};
+        }
+        counted[t][j] += lv >= 0 && lu >= 0;
+      }
+    }
   }
 
   // Rule 5: every reached vertex but the root met its parent in some input tuple.
