@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/timer.hpp"
 #include "core/units.hpp"
+#include "driver/kernel_loop.hpp"
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
 #include "engine/topology.hpp"
@@ -255,6 +256,60 @@ struct SearchTotals {
 
 // Kernel 2 and validation: the reference's roots, a warm-up, each search timed alone between barriers (the
 // slowest rank's time), validated in batches of `slots` as they end.
+// Kernel 2 across the ranks for time_searches: every rank starts a search together and the slowest rank's
+// time counts; each search's output joins the validation batch, checked in one pass over the tuples when full.
+template <class Id, class Source>
+struct DistBfsKernel {
+  const RunConfig& cfg;
+  const RunHooks& hooks;
+  RunResult& r;
+  const TupleShare<Source>& share;
+  const DistGraph<Id>& g;
+  DistBfs<Id>& bfs;
+  const Comm& comm;
+  const std::vector<uint64_t>& roots;
+  const std::vector<Id>& internal;
+  std::optional<DistValidator<Id>>& validator;
+  std::vector<Id>& out;
+  SearchStats stats{};
+  SearchTotals totals{};
+  uint64_t warm_up_read = 0;
+  bool warmed = false;
+  std::vector<size_t> waiting{};  // searches in the validation batch
+  double busy = 0;                // seconds spent on the batch so far
+
+  void align() const { comm.barrier(); }
+  double slowest(double seconds) const { return comm.max(seconds); }
+  void search(size_t i) {
+    stats = bfs.search(internal[i], out.data());
+    if (!warmed) warmed = true, warm_up_read = bfs.bytes_read();  // the first is the untimed warm-up
+  }
+  uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
+  void searched(size_t i, bool more) {
+    totals.bytes_sent += stats.bytes_sent;
+    if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
+    if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
+    stats.levels.clear();
+    r.search_stats.push_back(std::move(stats));
+    if (!validator) return;
+    const double v0 = now();
+    validator->add(g, out.data(), roots[i], r.searches[i].nedge);
+    busy += comm.max(now() - v0);
+    waiting.push_back(i);
+    if (validator->full() || !more) check_batch();
+  }
+  void check_batch() {
+    report(hooks, comm, "validation", 0, 1, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
+    const double v0 = now();
+    const std::vector<Verdict> verdicts = validator->check(share);
+    const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
+    for (size_t j = 0; j < waiting.size(); ++j) r.record_verdict(waiting[j], verdicts[j], each);
+    ++r.validation.tuple_passes;
+    waiting.clear();
+    busy = 0;
+  }
+};
+
 template <class Id, class Source>
 SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
                           DistBfs<Id>& bfs, int slots, const Comm& comm, const RunHooks& hooks) {
@@ -265,44 +320,12 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   std::optional<DistValidator<Id>> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
   std::vector<Id> out(g.local_count());
-  std::vector<size_t> waiting;  // searches in the validation batch
-  double busy = 0;              // seconds spent on the batch so far
-  auto check_batch = [&] {
-    report(hooks, comm, "validation", 0, 1, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
-    const double v0 = now();
-    const std::vector<Verdict> verdicts = validator->check(share);
-    const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) r.record_verdict(waiting[j], verdicts[j], each);
-    ++r.validation.tuple_passes;
-    waiting.clear();
-    busy = 0;
-  };
-  bfs.search(internal[0], out.data());  // warm-up, untimed
-  SearchTotals totals;
-  const uint64_t warm_up_read = bfs.bytes_read();
-  for (size_t i = 0; i < roots.size(); ++i) {
-    comm.barrier();
-    const double s0 = now();
-    SearchStats stats = bfs.search(internal[i], out.data());
-    const double time = comm.max(now() - s0);
-    const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
-    r.searches.push_back({roots[i], time, nedge, 0.0, false});
-    totals.bytes_sent += stats.bytes_sent;
-    if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
-    if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
-    stats.levels.clear();
-    r.search_stats.push_back(std::move(stats));
-    if (validator) {
-      const double v0 = now();
-      validator->add(g, out.data(), roots[i], nedge);
-      busy += comm.max(now() - v0);
-      waiting.push_back(i);
-      if (validator->full() || i + 1 == roots.size()) check_batch();
-    }
-    report(hooks, comm, "kernel 2", i + 1, roots.size(),
-           fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
-  }
-  totals.bytes_read = bfs.bytes_read() - warm_up_read;
+  DistBfsKernel<Id, Source> kernel{cfg, hooks, r, share, g, bfs, comm, roots, internal, validator, out};
+  RunHooks shown = hooks;  // progress on rank 0 alone
+  if (!comm.root()) shown.progress = nullptr;
+  time_searches(kernel, roots, r.searches, shown, "kernel 2");
+  SearchTotals totals = kernel.totals;
+  totals.bytes_read = bfs.bytes_read() - kernel.warm_up_read;
   return totals;
 }
 

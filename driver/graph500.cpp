@@ -14,6 +14,7 @@
 #include "core/ids.hpp"
 #include "core/timer.hpp"
 #include "core/units.hpp"
+#include "driver/kernel_loop.hpp"
 #include "driver/search_validation.hpp"
 #include "driver/validation_plan.hpp"
 #include "generators/edge_stream.hpp"
@@ -68,63 +69,56 @@ void swap_two_labels(Csr<Id>& g) {
   if (b < g.n) std::swap(g.to_input[0], g.to_input[b]);
 }
 
-// Kernel 2 and validation: the warm-up, then each root's search timed alone, validated against the CSR right
-// after it (in-core), against the on-disk CSR in spilled batches (tiered), or against the tuples in packed
-// batches. A tiered run left to choose (--validate-against auto) takes the on-disk CSR only where it needs
-// fewer passes than the tuples (a tight budget), since the tuples are the input itself.
+// A tiered run's validation method and, against the on-disk CSR, its plan. Left to choose (--validate-against
+// auto), it takes the on-disk CSR only where that needs fewer passes than the tuples (a tight budget), since
+// the tuples are the input itself.
+template <class Id>
+std::optional<CsrPassPlan> plan_tiered_validation(RunResult& result, const RunConfig& cfg, const PlacedGraph<Id>& pg,
+                                                  int count) {
+  const bool budget_given = cfg.place.dram_budget > 0;
+  if (!cfg.validate || !pg.report.tier->on_storage || result.validation.method == ValidationMethod::kTuples) return {};
+  auto passes = [&](int slots) { return slots > 0 ? (count + slots - 1) / slots : INT32_MAX; };
+  if (result.validation.method == ValidationMethod::kAuto && cfg.validate_batch > 0) {
+    result.validation.method = ValidationMethod::kTuples;  // a batch asked for: as many passes either way
+  } else if (result.validation.method == ValidationMethod::kAuto) {
+    const CsrPassPlan fit = csr_pass_plan(pg, 0, count, budget_given);
+    const bool fewer = passes(fit.slots) < passes(validation_batch(pg, 0, count, budget_given));
+    result.validation.method = fewer ? ValidationMethod::kCsr : ValidationMethod::kTuples;
+  }
+  if (result.validation.method != ValidationMethod::kCsr) return {};
+  CsrPassPlan plan = csr_pass_plan(pg, cfg.validate_batch, count, budget_given);
+  if (plan.slots == 0)
+    throw Error("--validate-against csr cannot check even one search a pass against the on-disk CSR: it needs " +
+                plan.why_not + " (use --validate-against tuples)");
+  return plan;
+}
+
+// Kernel 2 for time_searches: the hybrid BFS into one output array, each search then planted with a fault
+// if a test asks, traced, and validated by the method chosen -- against the certified CSR right away
+// (in-core), against the on-disk CSR in spilled batches (tiered), or against the tuples in packed batches.
 template <class Id, class Source>
-void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
-                  GraphSearch<Id>& bfs, const RunHooks& hooks) {
-  const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
-  const std::vector<Id> internal = internal_ids(pg.g, roots);
-  const bool tiered = pg.report.tier->on_storage, budget_given = cfg.place.dram_budget > 0;
-  const int count = int(roots.size());
-  std::optional<CsrPassPlan> plan;
-  if (cfg.validate && tiered && result.validation.method != ValidationMethod::kTuples) {
-    auto passes = [&](int slots) { return slots > 0 ? (count + slots - 1) / slots : INT32_MAX; };
-    if (result.validation.method == ValidationMethod::kAuto && cfg.validate_batch > 0) {
-      result.validation.method = ValidationMethod::kTuples;  // a batch asked for: as many passes either way
-    } else if (result.validation.method == ValidationMethod::kAuto) {
-      const CsrPassPlan fit = csr_pass_plan(pg, 0, count, budget_given);
-      const bool fewer = passes(fit.slots) < passes(validation_batch(pg, 0, count, budget_given));
-      result.validation.method = fewer ? ValidationMethod::kCsr : ValidationMethod::kTuples;
-    }
-    if (result.validation.method == ValidationMethod::kCsr) {
-      plan = csr_pass_plan(pg, cfg.validate_batch, count, budget_given);
-      if (plan->slots == 0)
-        throw Error("--validate-against csr cannot check even one search a pass against the on-disk CSR: it needs " +
-                    plan->why_not + " (use --validate-against tuples)");
-    }
-  }
-  const bool against_csr = cfg.validate && !tiered && result.validation.method == ValidationMethod::kCsr;
-  const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(result, source, pg, hooks) : std::nullopt;
-  if (against_csr && !csr) return;
-  result.validate_batch = !cfg.validate || against_csr ? 1
-                          : plan                       ? plan->slots
-                                                       : validation_batch(pg, cfg.validate_batch, count, budget_given);
-  if (plan) {
-    result.validation.lent_cache = plan->lend_cache;
-    result.validation.spill_bytes = plan->disk;
-    pg.dram.validation_batch = plan->dram;
-  }
-  NumaArray<Id> parent(pg.g.n);  // the search's output, in input labels
-  TupleValidation<Id, Source> tuples(source, bfs, result, hooks, pg.g.n,
-                                     cfg.validate && !csr && !plan ? result.validate_batch : 1);
-  std::optional<CsrPassValidation<Id, Source>> on_disk;
-  if (plan) on_disk.emplace(pg, source, bfs, parent, result, hooks, *plan);
-  bfs.search(internal[0], parent.data());  // warm-up search, untimed and not reported
-  for (size_t i = 0; i < roots.size(); ++i) {
-    const double s0 = now();
-    SearchStats stats = bfs.search(internal[i], parent.data());
-    const double time = now() - s0;
-    const uint64_t nedge = bfs.reached_raw_degree_sum() / 2;
-    result.searches.push_back({roots[i], time, nedge, 0.0, false});
+struct BfsKernel {
+  const RunConfig& cfg;
+  const RunHooks& hooks;
+  RunResult& result;
+  PlacedGraph<Id>& pg;
+  GraphSearch<Id>& bfs;
+  const std::vector<uint64_t>& roots;
+  const std::vector<Id>& internal;
+  const std::optional<CsrValidator<Id>>& csr;
+  NumaArray<Id>& parent;  // the search's output, in input labels
+  TupleValidation<Id, Source>& tuples;
+  std::optional<CsrPassValidation<Id, Source>>& on_disk;
+  SearchStats stats{};
+
+  void search(size_t i) { stats = bfs.search(internal[i], parent.data()); }
+  uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
+  void searched(size_t i, bool more) {
     if (hooks.plant.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
     if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
     result.search_stats.push_back(std::move(stats));
-    const SearchToCheck<Id> check{roots[i], parent.data(), nedge};
-    const bool more = i + 1 < roots.size();
+    const SearchToCheck<Id> check{roots[i], parent.data(), result.searches[i].nedge};
     if (csr) {
       const double v0 = now();
       const Verdict v = csr->check(check, bfs.idle_memory());
@@ -135,8 +129,35 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
       tuples.add(i, check);
       if (!more) tuples.check();
     }
-    hooks.report("kernel 2", i + 1, roots.size(), fmt::format("search {} root {}: {:.3g} TEPS", i, roots[i], double(nedge) / time));
   }
+};
+
+// Kernel 2 and its validation: the roots, the validation chosen and set up, then the timing loop.
+template <class Id, class Source>
+void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
+                  GraphSearch<Id>& bfs, const RunHooks& hooks) {
+  const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
+  const std::vector<Id> internal = internal_ids(pg.g, roots);
+  const int count = int(roots.size());
+  const std::optional<CsrPassPlan> plan = plan_tiered_validation(result, cfg, pg, count);
+  const bool against_csr = cfg.validate && !pg.report.tier->on_storage && result.validation.method == ValidationMethod::kCsr;
+  const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(result, source, pg, hooks) : std::nullopt;
+  if (against_csr && !csr) return;
+  result.validate_batch = !cfg.validate || against_csr ? 1
+                          : plan                       ? plan->slots
+                                                       : validation_batch(pg, cfg.validate_batch, count, cfg.place.dram_budget > 0);
+  if (plan) {
+    result.validation.lent_cache = plan->lend_cache;
+    result.validation.spill_bytes = plan->disk;
+    pg.dram.validation_batch = plan->dram;
+  }
+  NumaArray<Id> parent(pg.g.n);
+  TupleValidation<Id, Source> tuples(source, bfs, result, hooks, pg.g.n,
+                                     cfg.validate && !csr && !plan ? result.validate_batch : 1);
+  std::optional<CsrPassValidation<Id, Source>> on_disk;
+  if (plan) on_disk.emplace(pg, source, bfs, parent, result, hooks, *plan);
+  BfsKernel<Id, Source> kernel{cfg, hooks, result, pg, bfs, roots, internal, csr, parent, tuples, on_disk};
+  time_searches(kernel, roots, result.searches, hooks, "kernel 2");
 }
 
 // Everything a result says of the prepared graph and the run around the searches.
