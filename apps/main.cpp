@@ -462,8 +462,7 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
   if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
   if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
-  std::string all_names;
-  for (const Tier* t : registered_tiers()) all_names += (all_names.empty() ? "" : ", ") + std::string(t->name);
+  const std::string all_names = tier_names(", ");
   for (const std::string& name : split_commas(f.placements)) {
     const Tier* tier = find_tier(name);
     if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));

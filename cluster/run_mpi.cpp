@@ -273,20 +273,20 @@ struct DistBfsKernel {
   std::vector<Id>& out;
   SearchStats stats{};
   SearchTotals totals{};
-  uint64_t warm_up_read = 0;
-  bool warmed = false;
+  uint64_t read_before = 0;  // this rank's bytes read before the search just run
   std::vector<size_t> waiting{};  // searches in the validation batch
   double busy = 0;                // seconds spent on the batch so far
 
   void align() const { comm.barrier(); }
   double slowest(double seconds) const { return comm.max(seconds); }
   void search(size_t i) {
+    read_before = bfs.bytes_read();
     stats = bfs.search(internal[i], out.data());
-    if (!warmed) warmed = true, warm_up_read = bfs.bytes_read();  // the first is the untimed warm-up
   }
   uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
     totals.bytes_sent += stats.bytes_sent;
+    totals.bytes_read += bfs.bytes_read() - read_before;  // the timed searches' (searched() skips the warm-up)
     if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
     if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
@@ -324,9 +324,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   RunHooks shown = hooks;  // progress on rank 0 alone
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, r.searches, shown, "kernel 2");
-  SearchTotals totals = kernel.totals;
-  totals.bytes_read = bfs.bytes_read() - kernel.warm_up_read;
-  return totals;
+  return kernel.totals;
 }
 
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every

@@ -56,6 +56,15 @@ class DeltaStepping {
 
   uint64_t state_bytes() const { return g_.n * sizeof(uint64_t); }
 
+  // The raw degrees (duplicates counted) of the vertices the last search reached: twice its nedge by the
+  // reference's rule, as for BFS (GraphSearch::reached_raw_degree_sum).
+  uint64_t reached_raw_degree_sum() const {
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (uint64_t v = 0; v < g_.n; ++v) sum += state_[v] != kUnreached ? g_.raw_degree(v) : 0;
+    return sum;
+  }
+
  private:
   static constexpr uint32_t kInfinityBits = 0x7f800000u;  // +inf: above every distance
   static constexpr uint64_t kUnreached = uint64_t(kInfinityBits) << 32 | uint32_t(kNoVertex<Id>);

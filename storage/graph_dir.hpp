@@ -70,23 +70,12 @@ class GraphDir {
     for_each_chunk(*this, std::forward<Fn>(fn));
   }
   // fn(first, span<const Edge>, span<const float>): the tuples with their kernel-3 weights, which a directory
-  // does not store -- like a tuple, a weight is a function of (spec, index) and is drawn again here. Stored
-  // tuples are read and must be the spec's (the draws that give a weight give its tuple too).
+  // does not store. A weight is drawn right after its tuple's draws on the same substream, so the pass draws
+  // both from the spec (as GeneratedEdges does) instead of reading stored tuples it would draw again anyway;
+  // the stored tuples are the spec's by construction (write_graph_dir) and checked at kernel 0.
   template <class Fn>
   void for_each_weighted_chunk(Fn&& fn) const {
-    const Kronecker gen(spec_);
-    for_each_chunk(*this, [&](uint64_t first, std::span<const Edge> edges) {
-      thread_local std::vector<Edge> drawn;
-      thread_local std::vector<float> weights;
-      drawn.resize(edges.size());
-      weights.resize(edges.size());
-      gen.generate(first, first + edges.size(), drawn.data(), weights.data());
-      for (size_t i = 0; i < edges.size(); ++i)
-        if (drawn[i].u != edges[i].u || drawn[i].v != edges[i].v)
-          throw Error(path_ + "'s tuple " + std::to_string(first + i) + " is not its spec's: its weight cannot be "
-                      "drawn (regenerate the directory with strata generate --force)");
-      fn(first, edges, std::span<const float>(weights.data(), edges.size()));
-    });
+    GeneratedEdges{Kronecker(spec_)}.for_each_weighted_chunk(std::forward<Fn>(fn));
   }
 
   // Reads everything and checks every block hash (without stored tuples: generates them all once).

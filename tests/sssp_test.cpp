@@ -209,9 +209,7 @@ uint64_t fnv_parents(const std::vector<uint32_t>& parent) {  // as int64 LE, unr
   return h;
 }
 uint64_t internal_id(const Csr<uint32_t, float>& g, uint64_t label) {
-  uint64_t v = 0;
-  while (g.to_input[v] != label) ++v;
-  return v;
+  return internal_ids<uint32_t>({g.to_input.data(), g.n}, {label})[0];
 }
 
 // Kernel 3: delta-stepping gives the reference's distances and (these roots have no ties) its parents, for
@@ -232,9 +230,8 @@ TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
           EXPECT_EQ(stats.reached, want.reached) << where;
           EXPECT_EQ(fnv_floats(dist), want.dist_hash) << where;
           EXPECT_EQ(fnv_parents(parent), want.pred_hash) << where;
-          uint64_t twice = 0;
-          for (uint64_t v = 0; v < g.n; ++v) twice += parent[g.to_input[v]] != kNoVertex<uint32_t> ? g.raw_degree(v) : 0;
-          const Verdict verdict = check_sssp<uint32_t>(g, {want.root, dist.data(), parent.data(), twice / 2});
+          const uint64_t nedge = sssp.reached_raw_degree_sum() / 2;
+          const Verdict verdict = check_sssp<uint32_t>(g, {want.root, dist.data(), parent.data(), nedge});
           EXPECT_TRUE(verdict.valid) << where << ": " << verdict.message;
         }
       }
@@ -252,10 +249,9 @@ class SsspPlanted : public ::testing::Test {
   void SetUp() override {
     dist.resize(g->n);
     parent.resize(g->n);
-    DeltaStepping<uint32_t>(*g, 0.1f).search(uint32_t(internal_id(*g, root)), dist.data(), parent.data());
-    uint64_t twice = 0;
-    for (uint64_t v = 0; v < g->n; ++v) twice += parent[g->to_input[v]] != kNoVertex<uint32_t> ? g->raw_degree(v) : 0;
-    nedge = twice / 2;
+    DeltaStepping<uint32_t> sssp(*g, 0.1f);
+    sssp.search(uint32_t(internal_id(*g, root)), dist.data(), parent.data());
+    nedge = sssp.reached_raw_degree_sum() / 2;
     ASSERT_TRUE(verdict().valid) << verdict().message;
   }
   Verdict verdict() const { return check_sssp<uint32_t>(*g, {root, dist.data(), parent.data(), nedge}); }

@@ -6,17 +6,13 @@
 #include "bfs/searches.hpp"
 #include "engine/prepare.hpp"
 #include "engine/tier.hpp"
+#include "tiers/tier_ops.hpp"
 
 namespace strata {
 
-struct DaxTier {
+struct DaxTier : OnStorageKernel1 {
   static constexpr Tier kTier = kDax;
 
-  template <class Id>
-  static void prepare(PlacedGraph<Id>& pg, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
-                      const PhaseProgress& progress) {
-    prepare_tiered(pg, dir, spec, topo, progress);
-  }
   template <class Id>
   static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec&, const BfsOptions& bfs) {
     return dax_search(pg.g, pg.cache, pg.mapped_lists(), *pg.files, pg.partitioning, bfs);

@@ -7,17 +7,13 @@
 #include "bfs/searches.hpp"
 #include "engine/prepare.hpp"
 #include "engine/tier.hpp"
+#include "tiers/tier_ops.hpp"
 
 namespace strata {
 
-struct OutOfCoreTier {
+struct OutOfCoreTier : OnStorageKernel1 {
   static constexpr Tier kTier = kOutOfCore;
 
-  template <class Id>
-  static void prepare(PlacedGraph<Id>& pg, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
-                      const PhaseProgress& progress) {
-    prepare_tiered(pg, dir, spec, topo, progress);
-  }
   template <class Id>
   static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec& spec,
                                                  const BfsOptions& bfs) {

@@ -39,11 +39,11 @@ const Tier* find_tier(const std::string& name) {
   return nullptr;
 }
 
-std::string tier_names() {
+std::string tier_names(const std::string& last_separator) {
   const std::vector<const Tier*> tiers = registered_tiers();
   std::string names;
   for (size_t i = 0; i < tiers.size(); ++i)
-    names += (i == 0 ? "" : i + 1 == tiers.size() ? " or " : ", ") + std::string(tiers[i]->name);
+    names += (i == 0 ? "" : i + 1 == tiers.size() ? last_separator : ", ") + std::string(tiers[i]->name);
   return names;
 }
 

@@ -17,6 +17,16 @@
 
 namespace strata {
 
+// Kernel 1 of the tiers whose adjacency stays in the graph directory: the on-disk CSR built or reused, its
+// O(N) arrays and edge cache loaded (engine/prepare.hpp's prepare_tiered); such a tier adds its search.
+struct OnStorageKernel1 {
+  template <class Id>
+  static void prepare(PlacedGraph<Id>& pg, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
+                      const PhaseProgress& progress) {
+    prepare_tiered(pg, dir, spec, topo, progress);
+  }
+};
+
 template <class Id>
 struct TierOps {
   void (*prepare_dir)(PlacedGraph<Id>&, const GraphDir&, const PlacementSpec&, const Topology&, const PhaseProgress&);
@@ -59,8 +69,8 @@ void register_tier(const TierEntry& entry);
 std::vector<const Tier*> registered_tiers();
 // The tier named `name`, or nullptr.
 const Tier* find_tier(const std::string& name);
-// "in-core, out-of-core or dax": the names, for messages.
-std::string tier_names();
+// "in-core, out-of-core or dax" (last_separator " or "), or "in-core, out-of-core, dax" (", "): for messages.
+std::string tier_names(const std::string& last_separator = " or ");
 
 const TierEntry& tier_entry(const Tier& tier);
 template <class Id>
