@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 #include <optional>
+#include <tuple>
 #include <sstream>
 #include <span>
 #include <vector>
@@ -302,15 +303,21 @@ struct RunFlags {
   SpecFlags spec;
   RunConfig cfg;
   PlantedFaults plant;  // --debug-corrupt-*
-  std::string numa = "auto", validate_against = "auto", json_path, fault_plan;
+  std::string numa = "auto", validate_against = "auto", json_path, fault_plan, kernel = "bfs";
   std::string placement = "in-core", dram_budget, io_request = "128K", mem_nodes;
   bool no_validate = false, td_only = false, bu_only = false;
 };
 
 // What the run does: the graph, the roots, the search, its validation, the output.
 CLI::App* add_run(CLI::App& app, RunFlags& f) {
-  auto* run = app.add_subcommand("run", "a Graph500 BFS run: construction, searches, validation, statistics");
+  auto* run = app.add_subcommand("run", "a Graph500 run (BFS, SSSP or both): construction, searches, validation, statistics");
   add_spec_flags(run, f.spec, false);
+  run->add_option("--kernel", f.kernel,
+                  "bfs (kernel 2), sssp (kernel 3: float32 shortest paths, in-core) or both, on one graph and the same "
+                  "roots")
+      ->capture_default_str();
+  run->add_option("--delta", f.cfg.delta, "kernel 3's delta-stepping bucket width (the distances do not depend on it)")
+      ->capture_default_str()->check(CLI::Range(1e-9, 1e9));
   auto* graph_opt = run->add_option("--graph,-g", f.cfg.graph_dir, "run on a graph directory instead of generating");
   for (const char* spec_flag : {"--scale", "--edgefactor", "--seed"}) graph_opt->excludes(run->get_option(spec_flag));
   run->add_option("--roots", f.cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
@@ -370,6 +377,9 @@ void add_debug_flags(CLI::App* run, RunFlags& f) {
   run->add_option("--debug-corrupt-search", f.plant.corrupt_search,
                   "testing: corrupt search K's result after timing it (the run must then fail validation)")
       ->group("");
+  run->add_option("--debug-corrupt-sssp", f.plant.corrupt_sssp,
+                  "testing: lengthen one distance in SSSP search K's result after timing it (validation must fail)")
+      ->group("");
   run->add_flag("--debug-corrupt-csr", f.plant.corrupt_csr,
                 "testing: damage kernel 1's graph (two labels swapped): the CSR certificate must fail the run")
       ->group("");
@@ -427,10 +437,17 @@ int check_and_run(const CLI::App* run, RunFlags& f) {
   cfg.validate_against = *method;
   if (f.td_only && f.bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = f.td_only ? Direction::kTopDown : f.bu_only ? Direction::kBottomUp : Direction::kHybrid;
+  const auto kernels = KernelSet::from_name(f.kernel);
+  if (!kernels) throw Error(fmt::format("unknown --kernel '{}': expected bfs, sssp or both", f.kernel));
+  cfg.kernels = *kernels;
+  if (given(run, "--delta") && !cfg.kernels.sssp) throw Error("--delta is kernel 3's: it applies to --kernel sssp or both");
   check_placement(run, f);
-  if (f.plant.corrupt_search >= cfg.roots)
-    throw Error(fmt::format("--debug-corrupt-search {}: the run has {} searches (0 to {})", f.plant.corrupt_search,
-                            cfg.roots, cfg.roots - 1));
+  for (const auto& [flag, k, asked] : {std::tuple{"--debug-corrupt-search", f.plant.corrupt_search, cfg.kernels.bfs},
+                                       std::tuple{"--debug-corrupt-sssp", f.plant.corrupt_sssp, cfg.kernels.sssp}}) {
+    if (k >= 0 && !asked) throw Error(fmt::format("{} plants a fault in a kernel this run does not run (--kernel {})", flag, f.kernel));
+    if (k >= cfg.roots)
+      throw Error(fmt::format("{} {}: the run has {} searches (0 to {})", flag, k, cfg.roots, cfg.roots - 1));
+  }
   arm_io_faults(f.fault_plan);
   if (f.numa != "auto") {
     const uint64_t k = parse_u64(f.numa, "--numa-nodes");

@@ -83,6 +83,22 @@ nlohmann::json search_json(const RunResult& r, size_t i) {
   return j;
 }
 
+// Kernel 3's search: the record and the facts that compare its bits with the reference's (SSSP.md section 8).
+nlohmann::json sssp_search_json(const RunResult& r, size_t i) {
+  const SearchRecord& s = r.sssp_searches[i];
+  const DistanceFacts& f = r.sssp_facts[i];
+  return {{"root", s.root},
+          {"time", s.time},
+          {"nedge", s.nedge},
+          {"teps", double(s.nedge) / s.time},
+          {"validate_time", s.validate_time},
+          {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)},
+          {"reached", f.reached},
+          {"dist_sum", f.dist_sum},
+          {"max_dist", f.max_dist},
+          {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)}};
+}
+
 std::string cache_k(const RunResult& r) {
   return r.placement.on_mem_edges_all ? "all" : std::to_string(r.placement.on_mem_edges);
 }
@@ -134,7 +150,8 @@ nlohmann::json to_json(const RunResult& r) {
   j["scale"] = r.spec.scale;
   j["edgefactor"] = r.spec.edgefactor;
   j["seed"] = {r.spec.seed1, r.spec.seed2};
-  j["nbfs"] = r.searches.size();
+  j["kernel"] = r.kernels.name();
+  j["nbfs"] = r.roots();
   j["threads"] = r.threads;
   j["graph"] = r.graph_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.graph_dir);
   j["numa_parts"] = r.parts;
@@ -155,6 +172,11 @@ nlohmann::json to_json(const RunResult& r) {
   for (const auto& [key, value] : r.statistics) j[key] = value;
   j["searches"] = nlohmann::json::array();
   for (size_t i = 0; i < r.searches.size(); ++i) j["searches"].push_back(search_json(r, i));
+  if (r.kernels.sssp) {
+    j["sssp_delta"] = r.sssp_delta;
+    j["sssp_searches"] = nlohmann::json::array();
+    for (size_t i = 0; i < r.sssp_searches.size(); ++i) j["sssp_searches"].push_back(sssp_search_json(r, i));
+  }
   j["dram_bytes"] = r.dram_bytes;
   j["num_mpi_processes"] = r.mpi_processes;
   if (!r.ranks.empty()) j["mpi"] = {{"processes", r.mpi_processes}, {"partition", r.mpi_partition}, {"ranks", ranks_json(r)}};
@@ -178,8 +200,9 @@ std::string validation_line(const RunResult& r) {
   }
   if (v.method == ValidationMethod::kCsr)
     return fmt::format("validation: every search checked against kernel 1's CSR in DRAM ({:.2f} s), which one pass "
-                       "over the input tuples certified equal to them ({:.2f} s)\n",
-                       v.time, v.certificate_time);
+                       "over the input tuples certified equal to them ({:.2f} s){}\n",
+                       v.time, v.certificate_time,
+                       r.kernels.sssp ? "; SSSP by rules R1-R7 and a parent-cycle check, against its weights" : "");
   return fmt::format("validation: every search checked against the input tuples, {} pass{} of up to {} search{} ({:.2f} s)\n",
                      v.tuple_passes, v.tuple_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es",
                      v.time);
@@ -240,14 +263,22 @@ void print_trace(size_t search, uint64_t root, const SearchStats& stats, const T
 }
 
 std::string summary_line(const RunResult& r, const std::string& json_path) {
-  const uint64_t valid = uint64_t(std::count_if(r.searches.begin(), r.searches.end(), [](const SearchRecord& s) { return s.valid; }));
-  const std::string checked = r.validate && r.ok() ? fmt::format("{} of {} searches validated", valid, r.searches.size())
-                                                   : fmt::format("{} searches NOT validated", r.searches.size());
-  std::string line = fmt::format(
-      "summary: SCALE {}, {}, {}, {:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g}), {}", r.spec.scale,
-      r.placement.tier->name, checked, r.statistic("bfs_harmonic_mean_TEPS") / 1e9,
-      r.statistic("bfs_min_TEPS") / 1e9, r.statistic("bfs_max_TEPS") / 1e9,
-      json_path.empty() ? "no JSON (--json FILE)" : "JSON in " + json_path);
+  auto valid = [](const std::vector<SearchRecord>& searches) {
+    return uint64_t(std::count_if(searches.begin(), searches.end(), [](const SearchRecord& s) { return s.valid; }));
+  };
+  auto teps = [&](const char* kernel) {
+    const std::string k = kernel;
+    return fmt::format("{:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g})", r.statistic(k + "_harmonic_mean_TEPS") / 1e9,
+                       r.statistic(k + "_min_TEPS") / 1e9, r.statistic(k + "_max_TEPS") / 1e9);
+  };
+  const size_t count = r.searches.size() + r.sssp_searches.size();
+  const std::string checked = r.validate && r.ok() ? fmt::format("{} of {} searches validated", valid(r.searches) + valid(r.sssp_searches), count)
+                                                   : fmt::format("{} searches NOT validated", count);
+  std::string speed = r.kernels.sssp ? "" : teps("bfs");  // BFS alone: the line as it always was
+  if (r.kernels.sssp && r.kernels.bfs) speed = "BFS " + teps("bfs") + ", SSSP " + teps("sssp");
+  else if (r.kernels.sssp) speed = "SSSP " + teps("sssp");
+  std::string line = fmt::format("summary: SCALE {}, {}, {}, {}, {}", r.spec.scale, r.placement.tier->name, checked, speed,
+                                 json_path.empty() ? "no JSON (--json FILE)" : "JSON in " + json_path);
   for (const std::string& w : r.measurement_warnings) line += "; warning: " + w;
   return line;
 }

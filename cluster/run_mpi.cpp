@@ -32,6 +32,9 @@ namespace strata {
 void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
   const Tier& tier = *cfg.place.tier;
+  if (cfg.kernels.sssp)
+    throw Error(fmt::format("kernel 3 (--kernel {}) does not run {} in this version: run it in one process", cfg.kernels.name(),
+                            under));
   if (tier.on_storage && cfg.graph_dir.empty())
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
                             tier.name, under));
@@ -408,7 +411,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   describe(r, cfg, source, g, bfs, rows, build, totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
-                                     r.searches, comm.size());
+                                     r.searches, {}, comm.size());
 }
 
 // What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's

@@ -16,6 +16,7 @@
 #include "core/units.hpp"
 #include "driver/kernel_loop.hpp"
 #include "driver/search_validation.hpp"
+#include "driver/sssp_searches.hpp"
 #include "driver/validation_plan.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/atomic_dir.hpp"
@@ -29,6 +30,7 @@ namespace {
 PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
   spec.parts = parts;
+  spec.weighted = cfg.kernels.sssp;
   spec.threads = omp_get_max_threads();
   return spec;
 }
@@ -132,20 +134,17 @@ struct BfsKernel {
   }
 };
 
-// Kernel 2 and its validation: the roots, the validation chosen and set up, then the timing loop.
+// Kernel 2 and its validation: the validation chosen and set up, then the timing loop. csr: the certified
+// in-core CSR when validating against it.
 template <class Id, class Source>
 void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
-                  GraphSearch<Id>& bfs, const RunHooks& hooks) {
-  const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
-  const std::vector<Id> internal = internal_ids(pg.g, roots);
+                  GraphSearch<Id>& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
+                  const std::optional<CsrValidator<Id>>& csr, const RunHooks& hooks) {
   const int count = int(roots.size());
   const std::optional<CsrPassPlan> plan = plan_tiered_validation(result, cfg, pg, count);
-  const bool against_csr = cfg.validate && !pg.report.tier->on_storage && result.validation.method == ValidationMethod::kCsr;
-  const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(result, source, pg, hooks) : std::nullopt;
-  if (against_csr && !csr) return;
-  result.validate_batch = !cfg.validate || against_csr ? 1
-                          : plan                       ? plan->slots
-                                                       : validation_batch(pg, cfg.validate_batch, count, cfg.place.dram_budget > 0);
+  result.validate_batch = !cfg.validate || csr ? 1
+                          : plan               ? plan->slots
+                                               : validation_batch(pg, cfg.validate_batch, count, cfg.place.dram_budget > 0);
   if (plan) {
     result.validation.lent_cache = plan->lend_cache;
     result.validation.spill_bytes = plan->disk;
@@ -182,6 +181,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   // A lent edge cache is given back to the pass: the larger of the two is the peak.
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
   r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), 1) + r.io_buffer_bytes + r.dram.validation_batch - lent;
+  if (r.kernels.sssp) r.dram_bytes += pg.g.n * (sizeof(uint64_t) + sizeof(float) + sizeof(Id));  // kernel 3's state, output
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
@@ -192,16 +192,25 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
   const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
   pin_threads(pg.partitioning, topo, r.threads);
-  run_searches(r, cfg, source, pg, *bfs, hooks);
+  const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
+  const std::vector<Id> internal = internal_ids(pg.g, roots);
+  // In-core, against kernel 1's CSR: certified once for both kernels (kernel 3's weights are not: see README).
+  const bool against_csr = cfg.validate && !pg.report.tier->on_storage && r.validation.method == ValidationMethod::kCsr;
+  const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(r, source, pg, hooks) : std::nullopt;
+  if (!against_csr || csr) {
+    if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
+    if (cfg.kernels.sssp && r.ok()) run_sssp_searches(r, cfg, pg, roots, internal, hooks);
+  }
   describe(r, pg, *bfs, topo);
   if (!r.ok()) return;  // no statistics from a failed run
-  r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches);
-  r.measurement_warnings = measurement_warnings(r.searches, busy_at_start, r.threads);
+  r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches,
+                                     r.sssp_searches);
+  r.measurement_warnings = measurement_warnings(r.kernels.bfs ? r.searches : r.sssp_searches, busy_at_start, r.threads);
 }
 
 template <class Id>
-void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool against_csr) {
-  const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1), against_csr);
+void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool against_csr, bool weighted) {
+  const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1), against_csr, weighted);
   const uint64_t have = available_memory_bytes();
   if (need > have)
     throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available (an out-of-core run, "
@@ -250,7 +259,15 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
                 std::string(tier.name));
   const bool in_core = !tier.on_storage;
+  if (cfg.kernels.sssp && tier.on_storage)
+    throw Error(fmt::format("kernel 3 (--kernel {}) runs in-core only in this version: --placement {} keeps no weights "
+                            "beside its on-disk CSR yet",
+                            cfg.kernels.name(), tier.name));
+  if (cfg.kernels.sssp && cfg.validate_against == ValidationMethod::kTuples)
+    throw Error("kernel 3 is validated against kernel 1's in-core CSR, certified against the tuples; --validate-against "
+                "tuples applies to --kernel bfs alone");
   RunResult r;
+  r.kernels = cfg.kernels;
   // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
   r.validation.method = cfg.validate_against == ValidationMethod::kAuto && in_core ? ValidationMethod::kCsr
                                                                                  : cfg.validate_against;
@@ -262,7 +279,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   r.place = cfg.place;
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr);
+    if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.sssp);
     run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
     return r;
   }
@@ -270,7 +287,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
                             tier.name, cfg.spec.scale));
-  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr);
+  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr, cfg.kernels.sssp);
   run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, busy_at_start);
   return r;
 }
@@ -296,6 +313,9 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
   const bool wide = scale > 31 || config.id_bytes == 8;
+  if (wide && config.kernels.sssp)
+    throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --id-bytes 8",
+                            config.kernels.name()));
   return wide ? run_typed<uint64_t>(config, hooks, busy_at_start) : run_typed<uint32_t>(config, hooks, busy_at_start);
 }
 

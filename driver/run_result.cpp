@@ -16,13 +16,28 @@ double RunResult::statistic(const std::string& name) const {
     if (key == name) return value;
   return 0;
 }
-void RunResult::record_verdict(size_t index, const Verdict& v, double seconds) {
-  SearchRecord& r = searches[index];
+namespace {
+void record(RunResult& result, SearchRecord& r, const char* what, size_t index, const Verdict& v, double seconds) {
   r.validate_time = seconds;
   r.valid = v.valid;
-  validation.time += seconds;
-  if (!r.valid && failure.empty())
-    failure = fmt::format("validation failed for search {} (root {}): {}", index, r.root, v.message);
+  result.validation.time += seconds;
+  if (!r.valid && result.failure.empty())
+    result.failure = fmt::format("validation failed for {} {} (root {}): {}", what, index, r.root, v.message);
+}
+}  // namespace
+
+void RunResult::record_verdict(size_t index, const Verdict& v, double seconds) {
+  record(*this, searches[index], "search", index, v, seconds);
+}
+void RunResult::record_sssp_verdict(size_t index, const Verdict& v, double seconds) {
+  record(*this, sssp_searches[index], "SSSP search", index, v, seconds);
+}
+
+std::optional<KernelSet> KernelSet::from_name(const std::string& name) {
+  if (name == "bfs") return KernelSet{true, false};
+  if (name == "sssp") return KernelSet{false, true};
+  if (name == "both") return KernelSet{true, true};
+  return std::nullopt;
 }
 uint64_t RunResult::io_requests() const {
   uint64_t sum = 0;

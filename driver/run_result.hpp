@@ -2,6 +2,7 @@
 // statistics, the placement and DRAM accounts) -- the typed contract between the drivers (driver/, cluster/)
 // and the front end that formats it (apps/).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -38,6 +39,18 @@ struct ValidationReport {
   double cache_reload_time = 0;
 };
 
+// The Graph500 kernels a run times (--kernel): kernel 2 (BFS), kernel 3 (SSSP), or both, BFS first as the
+// reference runs them, on one graph and the same roots.
+struct KernelSet {
+  bool bfs = true, sssp = false;
+  const char* name() const { return bfs && sssp ? "both" : sssp ? "sssp" : "bfs"; }
+  static std::optional<KernelSet> from_name(const std::string& name);  // nullopt if unknown
+};
+
+// Kernel 3's bucket width: measured best on this kind of machine at SCALE 22 (bench/README, sssp_delta), 2.4-3x
+// faster than the reference's 0.1; any width gives the same distances.
+inline constexpr float kDefaultDelta = 0.002f;
+
 // What a run was asked to do.
 struct RunConfig {
   KroneckerSpec spec;
@@ -52,6 +65,8 @@ struct RunConfig {
   // kAuto: the CSR in-core; tiered, the on-disk CSR where it takes fewer passes than the tuples, else the tuples
   ValidationMethod validate_against = ValidationMethod::kAuto;
   int id_bytes = 0;         // testing: 8 forces 64-bit ids below SCALE 32; 0: 4 bytes up to SCALE 31, else 8
+  KernelSet kernels;
+  float delta = kDefaultDelta;  // kernel 3's bucket width
 
   PlacementSpec place;  // where the graph lives (parts and threads are filled in by the driver)
 };
@@ -63,6 +78,15 @@ struct SearchRecord {
   uint64_t nedge;
   double validate_time;
   bool valid;
+};
+
+// Kernel 3's result in a few numbers, so that anyone can compare its bits with the reference's (SSSP.md
+// section 8).
+struct DistanceFacts {
+  uint64_t reached = 0;   // vertices with a distance, the root included
+  double dist_sum = 0;    // their float32 distances as doubles, summed in ascending input-label order
+  float max_dist = 0;
+  uint64_t dist_fnv = 0;  // FNV-1a 64 of the float32 distances by input label (unreached -1.0f), little-endian
 };
 
 // MPI: one rank's part of the graph and what it used.
@@ -96,8 +120,12 @@ struct RunResult {
   uint64_t directed_edges = 0;
   int id_bytes = 4;  // vertex ids of this run: 4 up to SCALE 31, else 8
   double generation_time = 0, construction_time = 0;
-  std::vector<SearchRecord> searches;
+  KernelSet kernels;
+  std::vector<SearchRecord> searches;                        // kernel 2's (BFS), by root
   std::vector<SearchStats> search_stats;                     // per search: edges examined, storage traffic
+  float sssp_delta = 0;
+  std::vector<SearchRecord> sssp_searches;                   // kernel 3's, by root
+  std::vector<DistanceFacts> sssp_facts;                     // by root
   std::vector<std::pair<std::string, double>> statistics;    // GRAPH500.md section 4, by spec name; empty on failure
   std::string failure;                                        // why validation failed; empty if it did not
   std::vector<std::string> measurement_warnings;
@@ -114,6 +142,8 @@ struct RunResult {
   bool ok() const { return failure.empty(); }
   // Search `index`'s verdict and the seconds it took to check; the first failure becomes the run's.
   void record_verdict(size_t index, const Verdict& v, double seconds);
+  void record_sssp_verdict(size_t index, const Verdict& v, double seconds);
+  size_t roots() const { return std::max(searches.size(), sssp_searches.size()); }
   double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
   uint64_t bytes_read() const;
   uint64_t io_requests() const;
@@ -125,6 +155,7 @@ struct RunResult {
 // --debug-corrupt-csr): the run's own data, never its configuration.
 struct PlantedFaults {
   int corrupt_search = -1;   // a parent cycle in this search's result, planted after it is timed
+  int corrupt_sssp = -1;     // a wrong distance in this SSSP search's result, planted after it is timed
   bool corrupt_csr = false;  // two vertices' labels swapped after kernel 1 (the CSR certificate must refuse)
 };
 

@@ -11,42 +11,61 @@
 
 namespace strata {
 
+namespace {
+
+struct Columns {
+  std::vector<double> time, nedge, validate;
+};
+Columns columns(const std::vector<SearchRecord>& searches) {
+  Columns c;
+  for (const auto& s : searches) {
+    c.time.push_back(s.time);
+    c.nedge.push_back(double(s.nedge));
+    c.validate.push_back(s.validate_time);
+  }
+  return c;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
                                                                 double construction,
-                                                                const std::vector<SearchRecord>& searches,
-                                                                int processes) {
-  std::vector<double> time, nedge, validate;
-  for (const auto& s : searches) {
-    time.push_back(s.time);
-    nedge.push_back(double(s.nedge));
-    validate.push_back(s.validate_time);
-  }
+                                                                const std::vector<SearchRecord>& bfs,
+                                                                const std::vector<SearchRecord>& sssp, int processes) {
+  const Columns b = columns(bfs), s = columns(sssp);
   std::vector<std::pair<std::string, double>> r = {{"SCALE", scale},
                                                    {"edgefactor", double(edgefactor)},
-                                                   {"NBFS", double(searches.size())},
+                                                   {"NBFS", double(std::max(bfs.size(), sssp.size()))},
                                                    {"graph_generation", generation},
                                                    {"num_mpi_processes", double(processes)},
                                                    {"construction_time", construction}};
-  auto add = [&](const std::string& prefix, const std::string& suffix, const Summary& s) {
-    r.push_back({prefix + "min" + suffix, s.min});
-    r.push_back({prefix + "firstquartile" + suffix, s.firstquartile});
-    r.push_back({prefix + "median" + suffix, s.median});
-    r.push_back({prefix + "thirdquartile" + suffix, s.thirdquartile});
-    r.push_back({prefix + "max" + suffix, s.max});
-    r.push_back({prefix + "mean" + suffix, s.mean});
-    r.push_back({prefix + "stddev" + suffix, s.stddev});
+  const bool zero_bfs = bfs.empty();  // kernel 3 alone: kernel 2's keys 0
+  auto add = [&](const std::string& prefix, const std::string& suffix, const std::vector<double>& x) {
+    const Summary m = zero_bfs && prefix == "bfs_" ? Summary{} : summarize(x);
+    const std::pair<const char*, double> keys[] = {{"min", m.min},     {"firstquartile", m.firstquartile},
+                                                   {"median", m.median}, {"thirdquartile", m.thirdquartile},
+                                                   {"max", m.max},     {"mean", m.mean},
+                                                   {"stddev", m.stddev}};
+    for (const auto& [name, value] : keys) r.push_back({prefix + name + suffix, value});
   };
-  add("bfs_", "_time", summarize(time));
-  add("", "_nedge", summarize(nedge));
-  const TepsSummary t = summarize_teps(time, nedge);
-  r.insert(r.end(), {{"bfs_min_TEPS", t.min},
-                     {"bfs_firstquartile_TEPS", t.firstquartile},
-                     {"bfs_median_TEPS", t.median},
-                     {"bfs_thirdquartile_TEPS", t.thirdquartile},
-                     {"bfs_max_TEPS", t.max},
-                     {"bfs_harmonic_mean_TEPS", t.harmonic_mean},
-                     {"bfs_harmonic_stddev_TEPS", t.harmonic_stddev}});
-  add("bfs_", "_validate", summarize(validate));
+  auto add_teps = [&](const std::string& prefix, const Columns& c) {
+    const TepsSummary t = zero_bfs && prefix == "bfs_" ? TepsSummary{} : summarize_teps(c.time, c.nedge);
+    const std::pair<const char*, double> keys[] = {{"min", t.min},
+                                                   {"firstquartile", t.firstquartile},
+                                                   {"median", t.median},
+                                                   {"thirdquartile", t.thirdquartile},
+                                                   {"max", t.max},
+                                                   {"harmonic_mean", t.harmonic_mean},
+                                                   {"harmonic_stddev", t.harmonic_stddev}};
+    for (const auto& [name, value] : keys) r.push_back({prefix + name + "_TEPS", value});
+  };
+  add("bfs_", "_time", b.time);
+  if (!sssp.empty()) add("sssp_", "_time", s.time);
+  add("", "_nedge", zero_bfs ? s.nedge : b.nedge);
+  add_teps("bfs_", b);
+  if (!sssp.empty()) add_teps("sssp_", s);
+  add("bfs_", "_validate", b.validate);
+  if (!sssp.empty()) add("sssp_", "_validate", s.validate);
   return r;
 }
 

@@ -237,7 +237,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
 
   // Pass 2: scatter both directions; offsets[v] serves as v's cursor and ends at the start of v + 1.
   g.adj = NumaArray<Id>(offsets[n]);
-  if constexpr (kWeighted) g.weights.values = NumaArray<W>(offsets[n]);
+  if constexpr (kWeighted) g.weights = NumaArray<W>(offsets[n]);
   auto scatter = [&](std::span<const Edge> edges, [[maybe_unused]] const float* weight) {
     Id a[kBatch], b[kBatch];
     for (size_t i = 0; i < edges.size(); i += kBatch) {
@@ -266,7 +266,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
           const uint64_t at_b = build_detail::fetch_add(offsets[b[j]], uint64_t(1));
           g.adj[at_a] = b[j];
           g.adj[at_b] = a[j];
-          g.weights.values[at_a] = g.weights.values[at_b] = W(weight[i + j]);
+          g.weights[at_a] = g.weights[at_b] = W(weight[i + j]);
         } else {
           g.adj[build_detail::fetch_add(offsets[a[j]], uint64_t(1))] = b[j];
           g.adj[build_detail::fetch_add(offsets[b[j]], uint64_t(1))] = a[j];
@@ -283,7 +283,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
   std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(uint64_t));
   offsets[0] = 0;
 
-  if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.values.data(), offsets.data(), n);
+  if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.data(), offsets.data(), n);
   else sort_and_dedup_lists(g.adj.data(), offsets.data(), n, n);
 
   // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
@@ -293,19 +293,19 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
   const uint64_t write = squish_lists(g.adj.data(), offsets.data(), n, [&](uint64_t v, uint64_t start, uint64_t old_start,
                                                                             uint64_t kept, uint64_t removed) {
     if constexpr (kWeighted)
-      if (start != old_start) std::memmove(g.weights.values.data() + start, g.weights.values.data() + old_start, kept * sizeof(W));
+      if (start != old_start) std::memmove(g.weights.data() + start, g.weights.data() + old_start, kept * sizeof(W));
     offsets[v] = start;
     Csr<Id, W>::note_duplicates(g.duplicates[v], g.many_duplicates, v, removed);
     const uint64_t end = start + kept, old_end = old_start + kept + removed;
     if (old_end - released > (uint64_t(1) << 22)) {  // dead space [end, old_end) back to the OS
       g.adj.release(end, old_end);
-      if constexpr (kWeighted) g.weights.values.release(end, old_end);
+      if constexpr (kWeighted) g.weights.release(end, old_end);
       released = old_end;
     }
   });
   offsets[n] = write;
   g.adj.shrink(write);
-  if constexpr (kWeighted) g.weights.values.shrink(write);
+  if constexpr (kWeighted) g.weights.shrink(write);
 
   // 4-byte offsets in-core: 2-byte ones measured 0.95 of the TEPS, and the adjacency dominates memory here.
   g.offsets = BlockOffsets(offsets, /*narrow=*/false);

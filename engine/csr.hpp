@@ -13,27 +13,17 @@
 
 namespace strata {
 
-// A value per adjacency entry, beside the ids (kernel 3's weights: Csr<Id, float>); for W = void nothing is
-// stored and nothing costs, so the BFS's graph is unchanged.
-template <class W>
-struct EntryValues {
-  NumaArray<W> values;  // values[i] belongs to adj[i]
-  uint64_t bytes() const { return values.bytes(); }
-};
-template <>
-struct EntryValues<void> {
-  uint64_t bytes() const { return 0; }
-};
-
 template <class Id, class W = void>
-struct Csr {
+struct Csr;
+
+// Unweighted: the ids alone (the BFS's graph).
+template <class Id>
+struct Csr<Id, void> {
   static constexpr uint8_t kManyDuplicates = 255;
 
   uint64_t n = 0;
   BlockOffsets offsets;           // n + 1; list of v is adj[offsets[v], offsets[v+1])
   NumaArray<Id> adj;              // no self-loops, no duplicates
-  // Weighted: the lightest of each entry's tuples (a duplicate's copies, a pair's two directions share one).
-  [[no_unique_address]] EntryValues<W> weights;
   NumaArray<Id> to_input;         // internal id -> input label
   // Tuples at v that deduplication removed; the raw degree (the reference nedge rule counts duplicates) is
   // degree + duplicates. Nearly all counts are small, so one byte each; hubs with more are kept aside.
@@ -56,15 +46,22 @@ struct Csr {
     return degree(v) + it->second;
   }
   std::span<const Id> neighbors(uint64_t v) const { return {adj.data() + offsets[v], adj.data() + offsets[v + 1]}; }
-  template <class V = W>
-  std::span<const V> weights_of(uint64_t v) const {
-    return {weights.values.data() + offsets[v], weights.values.data() + offsets[v + 1]};
-  }
   uint64_t directed_edges() const { return offsets[n]; }
   uint64_t bytes() const {
-    return offsets.bytes() + adj.bytes() + weights.bytes() + to_input.bytes() + duplicates.bytes() +
-           many_duplicates.size() * 16;
+    return offsets.bytes() + adj.bytes() + to_input.bytes() + duplicates.bytes() + many_duplicates.size() * 16;
   }
+};
+
+// Weighted (kernel 3's float weights): a value per entry beside the ids. It is a Csr<Id>, so the BFS and every
+// unweighted check take it as it is; a run that searches both kernels holds one graph.
+template <class Id, class W>
+struct Csr : Csr<Id, void> {
+  NumaArray<W> weights;  // weights[i] belongs to adj[i]: the lightest of its tuples (both directions share it)
+
+  std::span<const W> weights_of(uint64_t v) const {
+    return {weights.data() + this->offsets[v], weights.data() + this->offsets[v + 1]};
+  }
+  uint64_t bytes() const { return Csr<Id>::bytes() + weights.bytes(); }
 };
 
 // Internal ids of the given input labels, in one parallel pass over an internal-to-input map (for roots, not

@@ -122,9 +122,11 @@ uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes) {
   return n * uint64_t(id_bytes) + entries / 8;
 }
 
-uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr) {
+uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr, bool weighted) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), id = uint64_t(id_bytes);
-  const uint64_t adjacency = 2 * m * id;                                // before deduplication: an upper bound
+  // Before deduplication, an upper bound; weighted, a float beside each entry and kernel 3's search (a 64-bit
+  // state word, the distances and parents out).
+  const uint64_t adjacency = 2 * m * (id + (weighted ? 4 : 0)) + (weighted ? n * (8 + 4 + id) : 0);
   const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
   const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
                           + 2 * n * id                                  // + internal and output parent arrays

@@ -13,7 +13,8 @@ uint64_t available_memory_bytes();
 
 // Peak of kernel 1 (pre-dedup adjacency, offsets, relabel map) or of the search with its validation (a batch
 // of kept results, or the CSR validator), whichever is larger.
-uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr = false);
+uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr = false,
+                       bool weighted = false);
 
 // Validation against the CSR of n vertices and `entries` adjacency entries: the inverse label map and, while
 // certifying, a count per vertex and a bit per entry, or, while checking a search, levels by internal id.

@@ -46,6 +46,7 @@ struct PlacementSpec {
   uint64_t hub_degree = kNoHubs;    // tiered: lists at least this long stay whole in DRAM
   IoOptions io;                     // out-of-core reads
   int threads = 1;                  // for the I/O buffers
+  bool weighted = false;            // kernel 3 runs: the adjacency keeps its weights (in-core only so far)
 };
 
 // How the graph was placed, for the report (JSON keys by the same names).
@@ -79,6 +80,7 @@ struct PlacedGraph {
   PlacedGraph& operator=(const PlacedGraph&) = delete;
 
   Csr<Id> g;  // in-core: the whole CSR; tiered: its O(N) arrays (offsets, labels, duplicates)
+  NumaArray<float> weights;  // kernel 3's, one per entry of g.adj (weighted in-core runs; else empty)
   Partitioning partitioning;
   std::optional<CsrFiles> files;      // tiered
   std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
@@ -101,14 +103,21 @@ template <class Id, class Source>
 void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const PlacementSpec& spec, const Topology& topo,
                      const PhaseProgress& progress) {
   const double t0 = now();
-  out.g = build_csr<Id>(source, [&](const char* phase, uint64_t done, uint64_t total) {
-    if (progress) progress(std::string("kernel 1: ") + phase, done, total);
-  });
+  auto phase = [&](const char* name, uint64_t done, uint64_t total) {
+    if (progress) progress(std::string("kernel 1: ") + name, done, total);
+  };
+  if (spec.weighted) {  // one graph for both kernels: the ids as BFS reads them, the weights beside
+    Csr<Id, float> weighted = build_csr<Id, float>(source, phase);
+    out.weights = std::move(weighted.weights);
+    out.g = std::move(static_cast<Csr<Id>&>(weighted));
+  } else {
+    out.g = build_csr<Id>(source, phase);
+  }
   out.partitioning = partition_by_work(out.g, spec.parts, topo);
   place_graph(out.g, out.partitioning, spec.memory, topo);
   out.construction_time = now() - t0;
   out.dram.available = available_memory_bytes();
-  out.dram.graph = out.g.bytes();
+  out.dram.graph = out.g.bytes() + out.weights.bytes();
   out.report.tier = spec.tier;
   out.report.memory_placement = describe_placement(spec.memory, out.partitioning, topo);
 }

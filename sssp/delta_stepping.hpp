@@ -12,6 +12,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/ids.hpp"
@@ -30,7 +31,9 @@ class DeltaStepping {
   static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
 
  public:
-  DeltaStepping(const Csr<Id, float>& g, float delta) : g_(g), delta_(delta), state_(g.n) {}
+  // weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
+  DeltaStepping(const Csr<Id>& g, const float* weights, float delta) : g_(g), w_(weights), delta_(delta), state_(g.n) {}
+  DeltaStepping(const Csr<Id, float>& g, float delta) : DeltaStepping(g, g.weights.data(), delta) {}
 
   // From internal vertex `root`: dist_out[input label] (-1.0f unreached) and parent_out[input label] (the
   // parent's input label; the root its own; kNoVertex unreached). Resetting and translating are part of it.
@@ -55,6 +58,8 @@ class DeltaStepping {
   }
 
   uint64_t state_bytes() const { return g_.n * sizeof(uint64_t); }
+  // The search's state between searches: 2n int32 of room a validator may use (the next search resets it).
+  std::span<int32_t> idle_memory() { return {reinterpret_cast<int32_t*>(state_.data()), state_.size() * 2}; }
 
   // The raw degrees (duplicates counted) of the vertices the last search reached: twice its nedge by the
   // reference's rule, as for BFS (GraphSearch::reached_raw_degree_sum).
@@ -98,7 +103,7 @@ class DeltaStepping {
         const Id u = from[i];
         const float du = dist_of(std::atomic_ref(state_[u]).load(std::memory_order_relaxed));
         const auto ids = g_.neighbors(u);
-        const auto ws = g_.weights_of(u);
+        const float* ws = w_ + g_.offsets[u];
         for (size_t j = 0; j < ids.size(); ++j) {
           const float nd = du + ws[j];  // float + float: fl32, as the reference relaxes
           if ((ws[j] < delta_) == light && improve(ids[j], nd, u)) improved.push_back({bucket_of(nd), ids[j]});
@@ -137,7 +142,8 @@ class DeltaStepping {
     stats.reached = reached;
   }
 
-  const Csr<Id, float>& g_;
+  const Csr<Id>& g_;
+  const float* w_;
   float delta_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
 };

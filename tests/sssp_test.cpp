@@ -181,7 +181,7 @@ TEST(WeightedCsr, SameListsLightestCopyAndTheReferenceDistances) {
       for (uint64_t v = 0; v < g.n; ++v)
         for (uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
           const uint64_t a = g.to_input[v], b = g.to_input[g.adj[i]];
-          ASSERT_EQ(g.weights.values[i], lightest.at({std::min(a, b), std::max(a, b)}));
+          ASSERT_EQ(g.weights[i], lightest.at({std::min(a, b), std::max(a, b)}));
         }
     }
     for (int r = 0; r < 4; ++r) {
@@ -331,11 +331,11 @@ TEST(SsspValidator, AParentCycleThatConfirmsIsRefusedByTheTreeCheck) {
   std::copy(bounds, bounds + 4, offsets.begin());
   g.offsets = BlockOffsets(offsets, false);
   g.adj = NumaArray<uint32_t>(4);
-  g.weights.values = NumaArray<float>(4);
+  g.weights = NumaArray<float>(4);
   const uint32_t adj[4] = {1, 0, 2, 1};
   const float w[4] = {1.0f, 1.0f, 1e-10f, 1e-10f};
   std::copy(adj, adj + 4, g.adj.begin());
-  std::copy(w, w + 4, g.weights.values.begin());
+  std::copy(w, w + 4, g.weights.begin());
   g.to_input = NumaArray<uint32_t>(3);
   g.duplicates = NumaArray<uint8_t>(3);
   for (uint32_t v = 0; v < 3; ++v) g.to_input[v] = v;
@@ -361,7 +361,7 @@ TEST(WeightedCsr, FromAGraphDirectoryEqualsFromTheGenerator) {
     ASSERT_EQ(got.directed_edges(), want.directed_edges());
     for (uint64_t i = 0; i < want.directed_edges(); ++i) {
       ASSERT_EQ(got.adj[i], want.adj[i]);
-      ASSERT_EQ(got.weights.values[i], want.weights.values[i]);
+      ASSERT_EQ(got.weights[i], want.weights[i]);
     }
   }
 }

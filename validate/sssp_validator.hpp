@@ -15,6 +15,7 @@
 // agree: a heavier copy that confirms a parent makes the lightest confirm it too or break R5c, and R5c holds
 // for every copy when it holds for the lightest (fl32(d + w) grows with w).
 #pragma once
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <atomic>
@@ -39,9 +40,10 @@ struct SsspToCheck {
   uint64_t nedge;  // the search's count, to be confirmed
 };
 
-// spare: room for n int32 (R8's walk), e.g. the search's idle state; allocated here when smaller.
+// weights: one per entry of g's adjacency. spare: room for n int32 (R8's walk), e.g. the search's idle state;
+// allocated here when smaller.
 template <class Id>
-Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
   const uint64_t n = g.n;
   const float* dist = s.dist;
   const Id* parent = s.parent;
@@ -51,7 +53,7 @@ Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<
     std::lock_guard lock(mutex);
     if (verdict.valid || rule < verdict.rule) verdict = {false, rule, "rule R" + std::to_string(rule) + ": " + what, 0};
   };
-  auto f = [](float x) { return std::to_string(x); };
+  auto f = [](float x) { return fmt::format("{:.9g}", x); };
   const bool root_ok = s.root < n && parent[s.root] == Id(s.root) && dist[s.root] == 0.0f;
   if (!root_ok)
     fail(4, "root " + std::to_string(s.root) + " has parent " +
@@ -76,7 +78,7 @@ Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<
     const uint64_t v = g.to_input[iv];
     const bool reached = parent[v] != kNoVertex<Id>;
     const auto ids = g.neighbors(iv);
-    const auto ws = g.weights_of(iv);
+    const float* ws = weights + g.offsets[iv];
     for (size_t j = 0; j < ids.size(); ++j) {
       const uint64_t u = g.to_input[ids[j]];
       if (reached != (parent[u] != kNoVertex<Id>)) [[unlikely]] {
@@ -107,6 +109,11 @@ Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<
   if (!validate_detail::tree_levels(n, parent, s.root, own.empty() ? spare.data() : own.data(), why))
     fail(8, "the parents form no tree: " + why);
   return verdict;
+}
+
+template <class Id>
+Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+  return check_sssp<Id>(g, g.weights.data(), s, spare);
 }
 
 }  // namespace strata

@@ -1,0 +1,86 @@
+// Kernel 3 in the Graph500 loop: delta-stepping from each root (sssp/delta_stepping.hpp) over the in-core
+// graph and the weights beside it, timed alone by time_searches like kernel 2; each result summed up in the
+// numbers SSSP.md's vectors give (DistanceFacts: anyone can compare the bits with the reference's) and
+// validated at once against kernel 1's weighted CSR in DRAM (validate/sssp_validator.hpp, rules R1-R8), the
+// search's idle state lent to the check.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "core/timer.hpp"
+#include "driver/kernel_loop.hpp"
+#include "driver/run_result.hpp"
+#include "engine/prepare.hpp"
+#include "sssp/delta_stepping.hpp"
+#include "validate/sssp_validator.hpp"
+
+namespace strata {
+
+// The facts of one result, by input label: a sequential pass, so the sum's rounding is the reference's order.
+inline DistanceFacts distance_facts(const float* dist, uint64_t n) {
+  DistanceFacts f;
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (uint64_t v = 0; v < n; ++v) {
+    const uint32_t bits = std::bit_cast<uint32_t>(dist[v]);
+    for (int byte = 0; byte < 4; ++byte) hash = (hash ^ ((bits >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
+    if (dist[v] == -1.0f) continue;
+    ++f.reached;
+    f.dist_sum += double(dist[v]);
+    f.max_dist = std::max(f.max_dist, dist[v]);
+  }
+  f.dist_fnv = hash;
+  return f;
+}
+
+template <class Id>
+struct SsspKernel {
+  const RunConfig& cfg;
+  const RunHooks& hooks;
+  RunResult& result;
+  const PlacedGraph<Id>& pg;
+  DeltaStepping<Id>& sssp;
+  const std::vector<uint64_t>& roots;
+  const std::vector<Id>& internal;
+  NumaArray<float>& dist;  // the search's output, in input labels
+  NumaArray<Id>& parent;
+
+  void search(size_t i) { sssp.search(internal[i], dist.data(), parent.data()); }
+  uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
+  void searched(size_t i, bool) {
+    if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
+    result.sssp_facts.push_back(distance_facts(dist.data(), pg.g.n));
+    if (!cfg.validate) return;
+    const double v0 = now();
+    const Verdict v = check_sssp<Id>(pg.g, pg.weights.data(), {roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge},
+                                     sssp.idle_memory());
+    result.record_sssp_verdict(i, v, now() - v0);
+  }
+  // A planted error, after timing (--debug-corrupt-sssp): a reached vertex other than the root a little
+  // farther than its parent makes it; rule R5/R6 must refuse it.
+  void plant_wrong_distance(uint64_t root) {
+    for (uint64_t v = 0; v < pg.g.n; ++v)
+      if (parent[v] != kNoVertex<Id> && v != root) {
+        dist[v] = std::nextafter(dist[v], 2.0f * dist[v] + 1.0f);
+        return;
+      }
+  }
+};
+
+// Kernel 3's searches from `roots` (input labels; `internal`, their ids), each validated as it ends.
+template <class Id>
+void run_sssp_searches(RunResult& result, const RunConfig& cfg, const PlacedGraph<Id>& pg,
+                       const std::vector<uint64_t>& roots, const std::vector<Id>& internal, const RunHooks& hooks) {
+  if constexpr (sizeof(Id) != 4) {
+    throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --id-bytes 8)");
+  } else {
+    result.sssp_delta = cfg.delta;
+    DeltaStepping<Id> sssp(pg.g, pg.weights.data(), cfg.delta);
+    NumaArray<float> dist(pg.g.n);
+    NumaArray<Id> parent(pg.g.n);
+    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, dist, parent};
+    time_searches(kernel, roots, result.sssp_searches, hooks, "kernel 3");
+  }
+}
+
+}  // namespace strata
