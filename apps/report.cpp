@@ -202,7 +202,7 @@ std::string validation_line(const RunResult& r) {
     return fmt::format("validation: every search checked against kernel 1's CSR in DRAM ({:.2f} s), which one pass "
                        "over the input tuples certified equal to them ({:.2f} s){}\n",
                        v.time, v.certificate_time,
-                       r.kernels.sssp ? "; SSSP by rules R1-R7 and a parent-cycle check, against its weights" : "");
+                       r.kernels.sssp ? "; SSSP by rules R1-R7 and a parent-cycle check, against the CSR's weights, certified with it" : "");
   return fmt::format("validation: every search checked against the input tuples, {} pass{} of up to {} search{} ({:.2f} s)\n",
                      v.tuple_passes, v.tuple_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es",
                      v.time);

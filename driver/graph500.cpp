@@ -160,8 +160,9 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
 }
 
 // Everything a result says of the prepared graph and the run around the searches.
+// bfs: kernel 2's search (null: kernel 3 alone, in-core).
 template <class Id>
-void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bfs, const Topology& topo) {
+void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bfs, const Topology& topo) {
   r.parts = pg.partitioning.parts();
   r.partitions = pg.partitioning.describe();
   r.numa_nodes = topo.nodes();
@@ -175,12 +176,13 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>& bf
   const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
   if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
   if (pg.report.tier->on_storage)  // what is allocated: graph metadata, cache index, search, output
-    r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs.state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
-  r.io_buffer_bytes = bfs.io_buffer_bytes();
-  r.registered_buffers = bfs.registered_buffers();
+    r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
+  r.io_buffer_bytes = bfs ? bfs->io_buffer_bytes() : 0;
+  r.registered_buffers = bfs && bfs->registered_buffers();
   // A lent edge cache is given back to the pass: the larger of the two is the peak.
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
-  r.dram_bytes = pg.dram.graph + search_state_bytes(pg.g.n, sizeof(Id), 1) + r.io_buffer_bytes + r.dram.validation_batch - lent;
+  r.dram_bytes = pg.dram.graph + (bfs ? search_state_bytes(pg.g.n, sizeof(Id), 1) : 0) + r.io_buffer_bytes +
+                 r.dram.validation_batch - lent;
   if (r.kernels.sssp) r.dram_bytes += pg.g.n * (sizeof(uint64_t) + sizeof(float) + sizeof(Id));  // kernel 3's state, output
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
@@ -190,18 +192,20 @@ template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
                           const Topology& topo, const RunHooks& hooks, double busy_at_start) {
   if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
-  const std::unique_ptr<GraphSearch<Id>> bfs = make_search(pg, cfg);
+  // Kernel 3 alone allocates no BFS state; after kernel 2, its state's pages go back before kernel 3's.
+  const std::unique_ptr<GraphSearch<Id>> bfs = cfg.kernels.bfs ? make_search(pg, cfg) : nullptr;
   pin_threads(pg.partitioning, topo, r.threads);
   const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
   const std::vector<Id> internal = internal_ids(pg.g, roots);
-  // In-core, against kernel 1's CSR: certified once for both kernels (kernel 3's weights are not: see README).
+  // In-core, against kernel 1's CSR: certified once for both kernels, the weights too.
   const bool against_csr = cfg.validate && !pg.report.tier->on_storage && r.validation.method == ValidationMethod::kCsr;
   const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(r, source, pg, hooks) : std::nullopt;
   if (!against_csr || csr) {
     if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
+    if (bfs) bfs->release_idle_memory();
     if (cfg.kernels.sssp && r.ok()) run_sssp_searches(r, cfg, pg, roots, internal, hooks);
   }
-  describe(r, pg, *bfs, topo);
+  describe(r, pg, bfs.get(), topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches,
                                      r.sssp_searches);

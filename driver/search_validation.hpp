@@ -146,14 +146,15 @@ struct CsrPassValidation {
   }
 };
 
-// Validation against kernel 1's CSR (csr_validator.hpp): certified once, then each search checked in DRAM.
+// Validation against kernel 1's CSR (csr_validator.hpp): certified once, with kernel 3's weights when it has
+// them, then each search checked in DRAM.
 template <class Id, class Source>
 std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& source, const PlacedGraph<Id>& pg,
                                             const RunHooks& hooks) {
   hooks.report("validation", 0, 1, "certifying kernel 1's graph against the tuples");
   const double t0 = now();
   try {
-    std::optional<CsrValidator<Id>> v(std::in_place, pg.g, source);
+    std::optional<CsrValidator<Id>> v(std::in_place, pg.g, source, pg.weights.size() == 0 ? nullptr : pg.weights.data());
     result.validation.certificate_time = now() - t0;
     result.validation.tuple_passes = 1;
     return v;

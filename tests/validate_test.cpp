@@ -436,6 +436,56 @@ TEST_F(CsrCertificate, RefusesAWrongDuplicateCount) {
   EXPECT_NE(refusal().find("tuple ends"), std::string::npos) << refusal();
 }
 
+// Kernel 3's weights are certified with the graph: each entry holds the lightest of its tuples' weights, the
+// same in both directions. Each test changes a weight the way a kernel-1 bug could (keeping the first copy, a
+// lost update, one direction written) and expects the certificate to refuse it.
+class WeightedCsrCertificate : public ::testing::Test {
+ protected:
+  void SetUp() override { g = build_csr<uint32_t, float>(source); }
+  std::string refusal() {
+    try {
+      CsrValidator<uint32_t> v(g, source, g.weights.data());
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+  // An entry (v, u) with u < v (the one a tuple looks up) and its mirror (u, v).
+  std::pair<uint64_t, uint64_t> entry_and_mirror() {
+    for (uint64_t v = 0; v < g.n; ++v)
+      for (uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i)
+        if (const uint64_t u = g.adj[i]; u < v)
+          for (uint64_t j = g.offsets[u]; j < g.offsets[u + 1]; ++j)
+            if (g.adj[j] == v) return {i, j};
+    ADD_FAILURE() << "no entry";
+    return {0, 0};
+  }
+  static inline const KroneckerSpec spec{8, 16, 5, 6};
+  static inline const GeneratedEdges source{Kronecker(spec)};
+  Csr<uint32_t, float> g;
+};
+
+TEST_F(WeightedCsrCertificate, AcceptsKernelOnesWeights) { EXPECT_EQ(refusal(), ""); }
+
+TEST_F(WeightedCsrCertificate, RefusesAHeavierWeightThanTheLightestCopy) {
+  const auto [i, j] = entry_and_mirror();
+  g.weights[i] = g.weights[j] = std::nextafter(g.weights[i], 2.0f);  // the lightest tuple is now lighter than it
+  EXPECT_NE(refusal().find("less than the CSR's"), std::string::npos) << refusal();
+}
+
+TEST_F(WeightedCsrCertificate, RefusesAWeightNoTupleHas) {
+  const auto [i, j] = entry_and_mirror();
+  g.weights[i] = g.weights[j] = std::nextafter(g.weights[i], 0.0f);
+  EXPECT_NE(refusal().find("whose weight no copy of its tuple has"), std::string::npos) << refusal();
+}
+
+TEST_F(WeightedCsrCertificate, RefusesDirectionsOfDifferentWeights) {
+  const auto [i, j] = entry_and_mirror();
+  g.weights[j] = std::nextafter(g.weights[j], 2.0f);  // only the mirror, which no tuple looks up
+  EXPECT_NE(refusal().find("not symmetric"), std::string::npos) << refusal();
+  (void)i;
+}
+
 TEST_F(CsrCertificate, RefusesLabelsThatAreNoPermutation) {
   g.to_input[1] = g.to_input[0];
   EXPECT_NE(refusal().find("label"), std::string::npos) << refusal();

@@ -5,15 +5,18 @@
 // (validator.hpp) on the search's output in input labels:
 //   certificate  labels are a permutation; every non-self-loop tuple (a,b) is in the CSR; every CSR entry
 //                is some tuple (so no extra, duplicate or self-loop entries); every raw degree (duplicates
-//                counted, for nedge) equals the tuples' count at that vertex (see certify())
+//                counted, for nedge) equals the tuples' count at that vertex; weighted (kernel 3), every entry
+//                holds the lightest of its tuples' weights, the same both ways (see certify())
 //   rule 1       levels from the parent tree (the tuple validator's own walk)
 //   rules 3, 4   every CSR entry joins levels that differ by at most one, never reached and unreached
 //   rule 5       each reached vertex's parent is in its list (binary search: lists are sorted)
 //   nedge        the raw degrees of the reached vertices over 2 (rule 4 keeps every such tuple inside)
 #pragma once
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -35,8 +38,11 @@ class CsrValidator {
  public:
   // Certifies g against the tuples of `source` (GeneratedEdges, GraphDir): throws Error naming the first
   // difference. g must hold its whole adjacency (an in-core graph).
+  // weights: kernel 3's, one per entry of g's adjacency, certified too (each entry holds the lightest of its
+  // tuples' weights, the same in both directions); null for an unweighted graph.
   template <class Source>
-  CsrValidator(const Csr<Id>& g, const Source& source) : g_(g), from_input_(g.n, kNoVertex<Id>) {
+  CsrValidator(const Csr<Id>& g, const Source& source, const float* weights = nullptr)
+      : g_(g), weights_(weights), from_input_(g.n, kNoVertex<Id>) {
     invert_labels();
     certify(source);
     std::vector<Id>().swap(from_input_);  // check() rebuilds it in its spare: none held between searches
@@ -104,6 +110,7 @@ class CsrValidator {
   }
 
   const Csr<Id>& g_;
+  const float* weights_;        // null: unweighted
   std::vector<Id> from_input_;  // input label -> internal id, while certifying
 };
 
@@ -131,6 +138,8 @@ void CsrValidator<Id>::invert_labels() {
 // (v,u) against (u,v) over all entries, which saves a lookup in the long list of every tuple; and the hash of
 // each tuple's two ends against raw degree x the hash of v, which saves a count a vertex (n x 4 bytes at the
 // run's peak). Only a failed comparison counts the ends, to name the vertex.
+// Weighted, an entry is covered only by a tuple of its weight, no tuple may be lighter than its entry, and the
+// symmetry hashes include the weight: so each entry holds the lightest of its tuples, in both directions.
 template <class Id>
 template <class Source>
 void CsrValidator<Id>::certify(const Source& source) {
@@ -146,7 +155,10 @@ void CsrValidator<Id>::certify(const Source& source) {
   std::atomic<uint64_t> tuple_ends{0};  // the sum of mix(v, v) over both ends of every found tuple
   std::atomic<bool> missing{false};     // the first tuple not found, kept for the message:
   std::atomic<uint64_t> missing_u{0}, missing_v{0};
-  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+  std::atomic<bool> lighter{false};     // the first tuple lighter than its entry, kept for the message:
+  std::atomic<uint64_t> lighter_at{0}, lighter_u{0}, lighter_v{0};
+  std::atomic<float> lighter_w{0};
+  auto chunk = [&](std::span<const Edge> edges, const float* weight) {
     // Every lookup is random, so tuples go through in groups, each stage's loads started a group ahead:
     // labels two groups early, list bounds one group early, and the groups' binary searches in lockstep
     // (kGroup independent misses in flight instead of one).
@@ -189,23 +201,48 @@ void CsrValidator<Id>::certify(const Source& source) {
           if (!missing.exchange(true)) missing_u = edges[l.tuple].u, missing_v = edges[l.tuple].v;
           continue;
         }
-        covered[uint64_t(l.at) >> 6].fetch_or(uint64_t(1) << (l.at & 63), std::memory_order_relaxed);
         ends += mix(l.a, l.a) + mix(l.b, l.b);
+        if (weight && weight[l.tuple] < weights_[l.at]) [[unlikely]] {
+          if (!lighter.exchange(true))
+            lighter_at = uint64_t(l.at), lighter_u = edges[l.tuple].u, lighter_v = edges[l.tuple].v, lighter_w = weight[l.tuple];
+        }
+        if (!weight || weight[l.tuple] == weights_[l.at])
+          covered[uint64_t(l.at) >> 6].fetch_or(uint64_t(1) << (l.at & 63), std::memory_order_relaxed);
       }
     }
     tuple_ends.fetch_add(ends, std::memory_order_relaxed);
-  });
+  };
+  constexpr bool kHasWeights = requires(const Source& s) {
+    s.for_each_weighted_chunk([](uint64_t, std::span<const Edge>, std::span<const float>) {});
+  };
+  if constexpr (kHasWeights) {
+    if (weights_)
+      source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> e, std::span<const float> w) { chunk(e, w.data()); });
+  } else if (weights_) {
+    throw Error("a weighted graph is certified against weighted tuples: this edge source has none");
+  }
+  if (!weights_) source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> e) { chunk(e, nullptr); });
   if (missing.load())
     throw Error("kernel 1's graph does not match the tuples: input edge (" + std::to_string(missing_u.load()) + "," +
                 std::to_string(missing_v.load()) + ") is missing");
+  if (lighter.load())
+    throw Error(fmt::format("kernel 1's graph does not match the tuples: input edge ({},{}) weighs {:.9g}, less than "
+                            "the CSR's {:.9g} (each entry must hold the lightest copy)",
+                            lighter_u.load(), lighter_v.load(), lighter_w.load(), weights_[lighter_at.load()]));
   std::atomic<uint64_t> extra{UINT64_MAX};
   uint64_t forward = 0, backward = 0, degrees = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : forward, backward, degrees)
   for (uint64_t v = 0; v < n; ++v) {
     for (uint64_t i = g_.offsets[v]; i < g_.offsets[v + 1]; ++i) {
       const uint64_t u = g_.adj[i];
-      forward += mix(v, u);
-      backward += mix(u, v);
+      if (weights_) {
+        const uint32_t w = std::bit_cast<uint32_t>(weights_[i]);
+        forward += mix(mix(v, u), w);
+        backward += mix(mix(u, v), w);
+      } else {
+        forward += mix(v, u);
+        backward += mix(u, v);
+      }
       if (u == v || (u < v && !((covered[i >> 6].load(std::memory_order_relaxed) >> (i & 63)) & 1)))
         extra.store(v, std::memory_order_relaxed);
     }
@@ -213,10 +250,11 @@ void CsrValidator<Id>::certify(const Source& source) {
   }
   auto label = [&](uint64_t v) { return std::to_string(uint64_t(g_.to_input[v])); };
   if (const uint64_t v = extra.load(); v != UINT64_MAX)
-    throw Error("kernel 1's graph does not match the tuples: vertex " + label(v) +
-                "'s list holds an entry that is no input edge (or a repeated one)");
+    throw Error("kernel 1's graph does not match the tuples: vertex " + label(v) + "'s list holds an entry that is no input edge (or a repeated one" +
+                (weights_ ? ", or one whose weight no copy of its tuple has)" : ")"));
   if (forward != backward)
-    throw Error("kernel 1's graph does not match the tuples: its lists are not symmetric (an entry (u,v) without (v,u))");
+    throw Error(std::string("kernel 1's graph does not match the tuples: its lists are not symmetric (an entry (u,v) without (v,u)") +
+                (weights_ ? " of the same weight)" : ")"));
   if (degrees != tuple_ends.load()) {
     std::vector<std::atomic<uint64_t>>().swap(covered);  // spent: room to count
     const auto [v, ends] = first_wrong_raw_degree(source);
