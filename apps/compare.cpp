@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "apps/plot.hpp"
@@ -24,36 +25,51 @@ std::string storage_read(const RunResult& r) {
 }
 
 bool all_valid(const RunResult& r) {
-  return r.validate && r.ok() && std::all_of(r.searches.begin(), r.searches.end(), [](const SearchRecord& s) { return s.valid; });
+  auto valid = [](const SearchRecord& s) { return s.valid; };
+  return r.validate && r.ok() && std::all_of(r.searches.begin(), r.searches.end(), valid) &&
+         std::all_of(r.sssp_searches.begin(), r.sssp_searches.end(), valid);
 }
 
-// One row a placement: TEPS, the ratio to in-core, DRAM, storage read, construction, validated.
+// The kernels a run timed, by statistics prefix: BFS's row keeps the placement's bare name (as before kernel
+// 3), SSSP's is "<placement> sssp".
+std::vector<std::pair<std::string, std::string>> rows_of(const RunResult& r) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (r.kernels.bfs) rows.push_back({std::string(r.placement.tier->name), "bfs"});
+  if (r.kernels.sssp) rows.push_back({std::string(r.placement.tier->name) + " sssp", "sssp"});
+  return rows;
+}
+
+// One row a placement and kernel: TEPS, the ratio to in-core's for that kernel, DRAM, storage read,
+// construction, validated.
 void print_table(const std::vector<RunResult>& results) {
-  double in_core = 0;
+  std::map<std::string, double> in_core;  // by kernel
   for (const RunResult& r : results)
-    if (r.placement.tier->name == kInCore.name) in_core = r.statistic("bfs_harmonic_mean_TEPS");
+    if (r.placement.tier->name == kInCore.name)
+      for (const auto& [row, kernel] : rows_of(r)) in_core[kernel] = r.statistic(kernel + "_harmonic_mean_TEPS");
   std::printf("%-12s %20s %9s %12s %20s %18s %10s\n", "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
               "storage_bytes_read", "construction_time", "validated");
-  for (const RunResult& r : results) {
-    const double teps = r.statistic("bfs_harmonic_mean_TEPS");
-    std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", std::string(r.placement.tier->name).c_str(), teps,
-                in_core > 0 ? fmt::format("{:.3f}", teps / in_core).c_str() : "-",
-                human_bytes(double(r.dram_bytes)).c_str(), storage_read(r).c_str(), r.construction_time,
-                all_valid(r) ? "yes" : "no");
-  }
+  for (const RunResult& r : results)
+    for (const auto& [row, kernel] : rows_of(r)) {
+      const double teps = r.statistic(kernel + "_harmonic_mean_TEPS"), base = in_core[kernel];
+      std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", row.c_str(), teps,
+                  base > 0 ? fmt::format("{:.3f}", teps / base).c_str() : "-", human_bytes(double(r.dram_bytes)).c_str(),
+                  storage_read(r).c_str(), r.construction_time, all_valid(r) ? "yes" : "no");
+    }
 }
 
-// A bar chart of harmonic-mean TEPS by placement.
+// A bar chart of harmonic-mean TEPS by placement (and kernel).
 void plot_compare(const std::string& path, const std::vector<RunResult>& results, int roots) {
   std::string data;
   for (const RunResult& r : results)
-    data += fmt::format("\"{}\" {:.6g}\n", r.placement.tier->name, r.statistic("bfs_harmonic_mean_TEPS") / 1e9);
+    for (const auto& [row, kernel] : rows_of(r))
+      data += fmt::format("\"{}\" {:.6g}\n", row, r.statistic(kernel + "_harmonic_mean_TEPS") / 1e9);
   const std::string script = fmt::format(
       "set terminal pngcairo size 800,500 font \",11\"\nset output $png\n"
-      "set title \"BFS on SCALE {} ({} roots): harmonic-mean TEPS by placement\"\n"
+      "set title \"{} on SCALE {} ({} roots): harmonic-mean TEPS by placement\"\n"
       "set ylabel \"GTEPS\"\nset yrange [0:*]\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n"
       "set grid ytics\nunset key\n"
       "plot $data using 0:2:xtic(1) with boxes lc rgb \"#3b75af\", '' using 0:2:(sprintf(\"%.3g\", $2)) with labels offset 0,1\n",
+      results.empty() || !results[0].kernels.sssp ? "BFS" : results[0].kernels.bfs ? "BFS and SSSP" : "SSSP",
       results.empty() ? 0 : results[0].spec.scale, roots);
   plot_png(path, script, data);
 }

@@ -299,6 +299,16 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& f) {
   return gen;
 }
 
+// --kernel of compare and tune (run words its help its own way), and its check for all three.
+void add_kernel_flag(CLI::App* cmd, std::string& kernel) {
+  cmd->add_option("--kernel", kernel, "bfs (kernel 2), sssp (kernel 3, in-core only so far) or both")->capture_default_str();
+}
+KernelSet kernel_set(const std::string& name) {
+  const auto kernels = KernelSet::from_name(name);
+  if (!kernels) throw Error(fmt::format("unknown --kernel '{}': expected bfs, sssp or both", name));
+  return *kernels;
+}
+
 struct RunFlags {
   SpecFlags spec;
   RunConfig cfg;
@@ -437,9 +447,7 @@ int check_and_run(const CLI::App* run, RunFlags& f) {
   cfg.validate_against = *method;
   if (f.td_only && f.bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = f.td_only ? Direction::kTopDown : f.bu_only ? Direction::kBottomUp : Direction::kHybrid;
-  const auto kernels = KernelSet::from_name(f.kernel);
-  if (!kernels) throw Error(fmt::format("unknown --kernel '{}': expected bfs, sssp or both", f.kernel));
-  cfg.kernels = *kernels;
+  cfg.kernels = kernel_set(f.kernel);
   if (given(run, "--delta") && !cfg.kernels.sssp) throw Error("--delta is kernel 3's: it applies to --kernel sssp or both");
   check_placement(run, f);
   for (const auto& [flag, k, asked] : {std::tuple{"--debug-corrupt-search", f.plant.corrupt_search, cfg.kernels.bfs},
@@ -459,8 +467,9 @@ int check_and_run(const CLI::App* run, RunFlags& f) {
 
 struct CompareFlags {
   CompareConfig cmp;
-  std::string placements = "in-core,out-of-core,dax", budget;
+  std::string placements = "in-core,out-of-core,dax", budget, kernel = "bfs";
 };
+
 
 CLI::App* add_compare(CLI::App& app, CompareFlags& f) {
   auto* compare = app.add_subcommand("compare", "the same graph and roots under each placement: one table, JSON, a chart");
@@ -471,6 +480,7 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& f) {
   compare->add_option("--threads,-t", f.cmp.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   compare->add_option("--json", f.cmp.json_path, "write every placement's full results here");
   compare->add_option("--plot", f.cmp.plot_path, "write a bar chart of TEPS by placement (PNG, needs gnuplot)");
+  add_kernel_flag(compare, f.kernel);
   return compare;
 }
 
@@ -479,10 +489,15 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
   if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
   if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
+  cmp.run.kernels = kernel_set(f.kernel);
   const std::string all_names = tier_names(", ");
   for (const std::string& name : split_commas(f.placements)) {
     const Tier* tier = find_tier(name);
     if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));
+    if (cmp.run.kernels.sssp && tier->on_storage)
+      throw Error(fmt::format("compare --kernel {}: kernel 3 runs in-core only in this version; leave {} out of "
+                              "--placements",
+                              f.kernel, name));
     cmp.placements.push_back(tier);
   }
   if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
@@ -492,7 +507,7 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
 
 struct TuneFlags {
   TuneConfig tune;
-  std::string budget, placement = "out-of-core";
+  std::string budget, placement = "out-of-core", kernel = "bfs";
 };
 
 CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
@@ -508,6 +523,7 @@ CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
   tune_cmd->add_option("--threads,-t", tune.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   tune_cmd->add_option("--csv", tune.csv_path, "also write the CSV here");
   tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
+  add_kernel_flag(tune_cmd, f.kernel);
   tune_cmd->add_option("--debug-id-bytes", tune.run.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
       ->check(CLI::IsMember({4, 8}))->group("");
   return tune_cmd;
@@ -522,6 +538,11 @@ int check_and_tune(TuneFlags& f) {
   if (!tier || !tier->on_storage)  // a tier without an edge cache has nothing to tune
     throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", f.placement));
   tune.run.place.tier = tier;
+  tune.run.kernels = kernel_set(f.kernel);
+  if (tune.run.kernels.sssp)
+    throw Error(fmt::format("tune --kernel {}: kernel 3 runs in-core only in this version, and tune sweeps the edge "
+                            "cache of --placement out-of-core or dax",
+                            f.kernel));
   tune.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
   return run_tune(tune);
 }

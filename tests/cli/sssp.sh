@@ -80,7 +80,17 @@ expect "planted distance: exit 1" test $? -eq 1
 expect "planted distance: search, root and rule named" grep -qE "^validation failed for SSSP search 2 \(root 220\): rule R5: triangle rule violated" "$tmp/bad.txt"
 expect "planted distance: no statistics" bash -c "! grep -q TEPS '$tmp/bad.txt'"
 
+# compare: a row per placement and kernel, each kernel's ratio to its own in-core run.
+"$strata" compare --graph "$tmp/g" --roots 2 --kernel both --placements in-core >"$tmp/cmp.txt" 2>/dev/null
+expect "compare --kernel both: exit 0" test $? -eq 0
+expect "compare: a BFS row and an SSSP row, validated" bash -c "grep -qE '^in-core +[0-9.e+]+ +1.000 .* yes$' '$tmp/cmp.txt' &&
+  grep -qE '^in-core sssp +[0-9.e+]+ +1.000 .* yes$' '$tmp/cmp.txt'"
+
 # Refused before work, one line each.
+expect_error "compare with a tier kernel 3 lacks" "compare --kernel sssp: kernel 3 runs in-core only in this version; leave out-of-core out" \
+  "$strata" compare --graph "$tmp/g" --kernel sssp
+expect_error "tune" "tune --kernel both: kernel 3 runs in-core only in this version" \
+  "$strata" tune --graph "$tmp/g" --dram-budget 1G --kernel both
 expect_error "unknown kernel" "unknown --kernel 'dfs': expected bfs, sssp or both" "$strata" run --scale 9 --kernel dfs
 expect_error "delta without kernel 3" "--delta is kernel 3's" "$strata" run --scale 9 --delta 0.1
 expect_error "out-of-core" "kernel 3 (--kernel sssp) runs in-core only in this version: --placement out-of-core" \
