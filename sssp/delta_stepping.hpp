@@ -43,16 +43,20 @@ class DeltaStepping {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
     state_[root] = pack(0.0f, root);
-    std::vector<std::vector<Id>> buckets(1, std::vector<Id>{root});
-    for (uint64_t b = 0; b < buckets.size();) {
+    bins_.assign(size_t(omp_get_max_threads()), {});
+    std::vector<Id> frontier{root};
+    for (uint64_t b = 0;;) {
       std::vector<Id> settled;  // every vertex the bucket held, for its heavy edges
-      while (!buckets[b].empty()) relax_all(take_bucket(buckets[b], b, settled), buckets, stats, /*light=*/true);
+      for (; !frontier.empty(); frontier = gather(b)) relax_all(keep_current(frontier, b, settled), stats, /*light=*/true);
       if (!settled.empty()) {
         ++stats.buckets;
-        relax_all(settled, buckets, stats, /*light=*/false);
+        relax_all(settled, stats, /*light=*/false);
       }
-      if (buckets[b].empty()) ++b;  // else a heavy edge rounded back into this bucket: settle it again
+      frontier = gather(b);  // not empty: a heavy edge rounded back into this bucket, settle it again
+      if (frontier.empty() && !next_bucket(b)) break;
+      if (frontier.empty()) frontier = gather(b);
     }
+    bins_.clear();
     translate(dist_out, parent_out, stats);
     return stats;
   }
@@ -79,25 +83,47 @@ class DeltaStepping {
   static Id parent_of(uint64_t s) { return Id(uint32_t(s)); }
   uint64_t bucket_of(float d) const { return uint64_t(double(d) / double(delta_)); }
 
-  // The bucket's vertices whose distance still lies in it, each once (stale entries moved to a lower bucket
-  // were settled there), added to `settled`.
-  std::vector<Id> take_bucket(std::vector<Id>& bucket, uint64_t b, std::vector<Id>& settled) const {
-    std::vector<Id> frontier;
-    for (const Id v : bucket)
-      if (bucket_of(dist_of(state_[v])) == b) frontier.push_back(v);
-    bucket.clear();
+  // The frontier's vertices whose distance still lies in bucket b, each once (stale entries moved to a lower
+  // bucket were settled there), also added to `settled`.
+  std::vector<Id>& keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) const {
+    std::erase_if(frontier, [&](Id v) { return bucket_of(dist_of(state_[v])) != b; });
     std::sort(frontier.begin(), frontier.end());
     frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
     settled.insert(settled.end(), frontier.begin(), frontier.end());
     return frontier;
   }
 
-  // Relaxes the light (or heavy) edges of every vertex in `from`; vertices improved go to their buckets.
-  void relax_all(const std::vector<Id>& from, std::vector<std::vector<Id>>& buckets, SsspStats& stats, bool light) {
-    uint64_t improved_total = 0;
-#pragma omp parallel reduction(+ : improved_total)
+  // Bucket b's entries from every thread's bins, the bins' memory given back.
+  std::vector<Id> gather(uint64_t b) {
+    std::vector<Id> all;
+    for (auto& bins : bins_)
+      if (b < bins.size()) {
+        all.insert(all.end(), bins[b].begin(), bins[b].end());
+        std::vector<Id>().swap(bins[b]);
+      }
+    return all;
+  }
+  // The next bucket after b that some thread's bins hold entries of; false when none is left.
+  bool next_bucket(uint64_t& b) const {
+    uint64_t next = UINT64_MAX;
+    for (const auto& bins : bins_)
+      for (uint64_t k = b + 1; k < std::min<uint64_t>(bins.size(), next); ++k)
+        if (!bins[k].empty()) {
+          next = k;
+          break;
+        }
+    if (next == UINT64_MAX) return false;
+    b = next;
+    return true;
+  }
+
+  // Relaxes the light (or heavy) edges of every vertex in `from`; each thread files the vertices it improved
+  // in its own bins (no lock, no merge until a bucket is gathered).
+  void relax_all(const std::vector<Id>& from, SsspStats& stats, bool light) {
+    uint64_t improved = 0;
+#pragma omp parallel reduction(+ : improved)
     {
-      std::vector<std::pair<uint64_t, Id>> improved;  // (bucket, vertex)
+      std::vector<std::vector<Id>>& bins = bins_[size_t(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 64) nowait
       for (size_t i = 0; i < from.size(); ++i) {
         const Id u = from[i];
@@ -106,17 +132,15 @@ class DeltaStepping {
         const float* ws = w_ + g_.offsets[u];
         for (size_t j = 0; j < ids.size(); ++j) {
           const float nd = du + ws[j];  // float + float: fl32, as the reference relaxes
-          if ((ws[j] < delta_) == light && improve(ids[j], nd, u)) improved.push_back({bucket_of(nd), ids[j]});
+          if ((ws[j] < delta_) != light || !improve(ids[j], nd, u)) continue;
+          const uint64_t k = bucket_of(nd);
+          if (k >= bins.size()) bins.resize(k + 1);
+          bins[k].push_back(ids[j]);
+          ++improved;
         }
       }
-      improved_total += improved.size();
-#pragma omp critical
-      for (const auto& [b, v] : improved) {
-        if (b >= buckets.size()) buckets.resize(b + 1);
-        buckets[b].push_back(v);
-      }
     }
-    stats.relaxations += improved_total;
+    stats.relaxations += improved;
   }
 
   // dist[v] := nd with parent u where nd is strictly smaller (the reference's test).
@@ -146,6 +170,7 @@ class DeltaStepping {
   const float* w_;
   float delta_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
+  std::vector<std::vector<std::vector<Id>>> bins_;  // [thread][bucket]: vertices improved into that bucket
 };
 
 }  // namespace strata
