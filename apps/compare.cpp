@@ -26,16 +26,20 @@ std::string storage_read(const RunResult& r) {
 
 bool all_valid(const RunResult& r) {
   auto valid = [](const SearchRecord& s) { return s.valid; };
-  return r.validate && r.ok() && std::all_of(r.searches.begin(), r.searches.end(), valid) &&
-         std::all_of(r.sssp_searches.begin(), r.sssp_searches.end(), valid);
+  const auto timed = r.timed();
+  return r.validate && r.ok() && std::all_of(timed.begin(), timed.end(), [&](const auto& kernel) {
+           return std::all_of(kernel.second->begin(), kernel.second->end(), valid);
+         });
 }
 
-// The kernels a run timed, by statistics prefix: BFS's row keeps the placement's bare name (as before kernel
-// 3), SSSP's is "<placement> sssp".
+// A row per kernel timed, (row name, statistics prefix): BFS's row keeps the placement's bare name (as before
+// kernel 3), another kernel's is "<placement> <kernel>".
 std::vector<std::pair<std::string, std::string>> rows_of(const RunResult& r) {
   std::vector<std::pair<std::string, std::string>> rows;
-  if (r.kernels.bfs) rows.push_back({std::string(r.placement.tier->name), "bfs"});
-  if (r.kernels.sssp) rows.push_back({std::string(r.placement.tier->name) + " sssp", "sssp"});
+  for (const auto& [kernel, searches] : r.timed()) {
+    const std::string placement(r.placement.tier->name);
+    rows.push_back({kernel == &kBfsKernel ? placement : placement + " " + kernel->name, kernel->name});
+  }
   return rows;
 }
 

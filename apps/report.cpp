@@ -263,20 +263,20 @@ void print_trace(size_t search, uint64_t root, const SearchStats& stats, const T
 }
 
 std::string summary_line(const RunResult& r, const std::string& json_path) {
-  auto valid = [](const std::vector<SearchRecord>& searches) {
-    return uint64_t(std::count_if(searches.begin(), searches.end(), [](const SearchRecord& s) { return s.valid; }));
-  };
-  auto teps = [&](const char* kernel) {
-    const std::string k = kernel;
-    return fmt::format("{:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g})", r.statistic(k + "_harmonic_mean_TEPS") / 1e9,
-                       r.statistic(k + "_min_TEPS") / 1e9, r.statistic(k + "_max_TEPS") / 1e9);
-  };
-  const size_t count = r.searches.size() + r.sssp_searches.size();
-  const std::string checked = r.validate && r.ok() ? fmt::format("{} of {} searches validated", valid(r.searches) + valid(r.sssp_searches), count)
+  uint64_t valid = 0, count = 0;
+  std::string speed;
+  const auto timed = r.timed();
+  for (const auto& [kernel, searches] : timed) {
+    valid += uint64_t(std::count_if(searches->begin(), searches->end(), [](const SearchRecord& s) { return s.valid; }));
+    count += searches->size();
+    const std::string k = kernel->name;
+    if (!speed.empty()) speed += ", ";
+    if (timed.size() > 1 || kernel != &kBfsKernel) speed += std::string(kernel->title) + " ";  // BFS alone: as always
+    speed += fmt::format("{:.3g} GTEPS harmonic mean (min {:.3g}, max {:.3g})", r.statistic(k + "_harmonic_mean_TEPS") / 1e9,
+                         r.statistic(k + "_min_TEPS") / 1e9, r.statistic(k + "_max_TEPS") / 1e9);
+  }
+  const std::string checked = r.validate && r.ok() ? fmt::format("{} of {} searches validated", valid, count)
                                                    : fmt::format("{} searches NOT validated", count);
-  std::string speed = r.kernels.sssp ? "" : teps("bfs");  // BFS alone: the line as it always was
-  if (r.kernels.sssp && r.kernels.bfs) speed = "BFS " + teps("bfs") + ", SSSP " + teps("sssp");
-  else if (r.kernels.sssp) speed = "SSSP " + teps("sssp");
   std::string line = fmt::format("summary: SCALE {}, {}, {}, {}, {}", r.spec.scale, r.placement.tier->name, checked, speed,
                                  json_path.empty() ? "no JSON (--json FILE)" : "JSON in " + json_path);
   for (const std::string& w : r.measurement_warnings) line += "; warning: " + w;

@@ -411,7 +411,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   describe(r, cfg, source, g, bfs, rows, build, totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
-                                     r.searches, {}, comm.size());
+                                     r.timed(), comm.size());
 }
 
 // What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's

@@ -207,8 +207,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   }
   describe(r, pg, bfs.get(), topo);
   if (!r.ok()) return;  // no statistics from a failed run
-  r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.searches,
-                                     r.sssp_searches);
+  r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.timed());
   r.measurement_warnings = measurement_warnings(r.kernels.bfs ? r.searches : r.sssp_searches, busy_at_start, r.threads);
 }
 

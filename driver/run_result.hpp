@@ -39,6 +39,14 @@ struct ValidationReport {
   double cache_reload_time = 0;
 };
 
+// A Graph500 kernel as its results are reported: its name (--kernel, the statistics' prefix: bfs_..., the JSON)
+// and its name for people (the summary line).
+struct KernelInfo {
+  const char* name;
+  const char* title;
+};
+inline constexpr KernelInfo kBfsKernel{"bfs", "BFS"}, kSsspKernel{"sssp", "SSSP"};
+
 // The Graph500 kernels a run times (--kernel): kernel 2 (BFS), kernel 3 (SSSP), or both, BFS first as the
 // reference runs them, on one graph and the same roots.
 struct KernelSet {
@@ -144,6 +152,13 @@ struct RunResult {
   void record_verdict(size_t index, const Verdict& v, double seconds);
   void record_sssp_verdict(size_t index, const Verdict& v, double seconds);
   size_t roots() const { return std::max(searches.size(), sssp_searches.size()); }
+  // Each kernel run with its searches, in the reference's order.
+  std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> timed() const {
+    std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> t;
+    if (kernels.bfs) t.push_back({&kBfsKernel, &searches});
+    if (kernels.sssp) t.push_back({&kSsspKernel, &sssp_searches});
+    return t;
+  }
   double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
   uint64_t bytes_read() const;
   uint64_t io_requests() const;

@@ -29,19 +29,20 @@ Columns columns(const std::vector<SearchRecord>& searches) {
 }  // namespace
 
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
-                                                                double construction,
-                                                                const std::vector<SearchRecord>& bfs,
-                                                                const std::vector<SearchRecord>& sssp, int processes) {
-  const Columns b = columns(bfs), s = columns(sssp);
+                                                                double construction, const TimedKernels& timed,
+                                                                int processes) {
+  std::vector<std::pair<const KernelInfo*, Columns>> kernels;
+  if (timed.empty() || timed.front().first != &kBfsKernel) kernels.push_back({&kBfsKernel, Columns{}});  // zeros
+  for (const auto& [kernel, searches] : timed) kernels.push_back({kernel, columns(*searches)});
+  const Columns& first = timed.empty() ? kernels.front().second : kernels[kernels.size() - timed.size()].second;
   std::vector<std::pair<std::string, double>> r = {{"SCALE", scale},
                                                    {"edgefactor", double(edgefactor)},
-                                                   {"NBFS", double(std::max(bfs.size(), sssp.size()))},
+                                                   {"NBFS", double(first.time.size())},
                                                    {"graph_generation", generation},
                                                    {"num_mpi_processes", double(processes)},
                                                    {"construction_time", construction}};
-  const bool zero_bfs = bfs.empty();  // kernel 3 alone: kernel 2's keys 0
   auto add = [&](const std::string& prefix, const std::string& suffix, const std::vector<double>& x) {
-    const Summary m = zero_bfs && prefix == "bfs_" ? Summary{} : summarize(x);
+    const Summary m = x.empty() ? Summary{} : summarize(x);
     const std::pair<const char*, double> keys[] = {{"min", m.min},     {"firstquartile", m.firstquartile},
                                                    {"median", m.median}, {"thirdquartile", m.thirdquartile},
                                                    {"max", m.max},     {"mean", m.mean},
@@ -49,7 +50,7 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
     for (const auto& [name, value] : keys) r.push_back({prefix + name + suffix, value});
   };
   auto add_teps = [&](const std::string& prefix, const Columns& c) {
-    const TepsSummary t = zero_bfs && prefix == "bfs_" ? TepsSummary{} : summarize_teps(c.time, c.nedge);
+    const TepsSummary t = c.time.empty() ? TepsSummary{} : summarize_teps(c.time, c.nedge);
     const std::pair<const char*, double> keys[] = {{"min", t.min},
                                                    {"firstquartile", t.firstquartile},
                                                    {"median", t.median},
@@ -59,13 +60,10 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
                                                    {"harmonic_stddev", t.harmonic_stddev}};
     for (const auto& [name, value] : keys) r.push_back({prefix + name + "_TEPS", value});
   };
-  add("bfs_", "_time", b.time);
-  if (!sssp.empty()) add("sssp_", "_time", s.time);
-  add("", "_nedge", zero_bfs ? s.nedge : b.nedge);
-  add_teps("bfs_", b);
-  if (!sssp.empty()) add_teps("sssp_", s);
-  add("bfs_", "_validate", b.validate);
-  if (!sssp.empty()) add("sssp_", "_validate", s.validate);
+  for (const auto& [kernel, c] : kernels) add(std::string(kernel->name) + "_", "_time", c.time);
+  add("", "_nedge", first.nedge);
+  for (const auto& [kernel, c] : kernels) add_teps(std::string(kernel->name) + "_", c);
+  for (const auto& [kernel, c] : kernels) add(std::string(kernel->name) + "_", "_validate", c.validate);
   return r;
 }
 

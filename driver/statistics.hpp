@@ -9,14 +9,14 @@
 
 namespace strata {
 
-// Every key of GRAPH500.md section 4, in the reference's order (SSSP.md section 6), by spec name: the bfs_ keys
-// from kernel 2's searches, the sssp_ keys from kernel 3's when it ran (none otherwise); a run of kernel 3
-// alone has its bfs_ keys 0, as the specification asks of the kernel not run. The nedge keys (one set: the
-// same per root for both kernels) come from the BFS searches, or the SSSP ones when BFS did not run.
+// Every key of GRAPH500.md section 4, in the reference's order (SSSP.md section 6), by spec name, for the
+// kernels timed (RunResult::timed()): each group of keys (times, TEPS, validation) kernel by kernel, each key
+// prefixed with the kernel's name. The bfs_ keys are always there: 0 when only kernel 3 ran, as the
+// specification asks of the kernel not run. The nedge keys (one set, the same per root for every kernel)
+// come from the first kernel timed.
+using TimedKernels = std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>>;
 std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint64_t edgefactor, double generation,
-                                                                double construction,
-                                                                const std::vector<SearchRecord>& bfs,
-                                                                const std::vector<SearchRecord>& sssp = {},
+                                                                double construction, const TimedKernels& timed,
                                                                 int processes = 1);
 
 // CPUs that other processes keep busy now: /proc/stat sampled over `seconds` while this process sleeps
