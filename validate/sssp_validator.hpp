@@ -19,6 +19,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -40,10 +41,11 @@ struct SsspToCheck {
   uint64_t nedge;  // the search's count, to be confirmed
 };
 
-// weights: one per entry of g's adjacency. spare: room for n int32 (R8's walk), e.g. the search's idle state;
-// allocated here when smaller.
+// weights: one per entry of g's adjacency. spare: room for 2n int32 (R5's words, then R8's walk), e.g. the
+// search's idle state; allocated here when smaller.
 template <class Id>
 Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+  static_assert(sizeof(Id) == 4, "a distance and a parent share one 64-bit word: 32-bit ids");
   const uint64_t n = g.n;
   const float* dist = s.dist;
   const Id* parent = s.parent;
@@ -70,43 +72,60 @@ Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>
                   " and distance " + f(dist[v]));
   }
   if (!verdict.valid) return verdict;
-  // R5 over the CSR's entries, by internal id; R6 from the marks it leaves.
-  std::vector<std::atomic<uint8_t>> confirmed(n);
+  // R5 over the CSR's entries, by internal id; R6 from the marks it leaves. Each vertex's (distance bits,
+  // parent label) is first copied into internal order (the spare's 8 bytes a vertex, or memory of its own),
+  // so an entry costs one random word instead of its end's label, parent and distance.
+  std::vector<uint64_t> own_words(spare.size() / 2 < n ? n : 0);
+  uint64_t* word = own_words.empty() ? reinterpret_cast<uint64_t*>(spare.data()) : own_words.data();
+#pragma omp parallel for schedule(static)
+  for (uint64_t iv = 0; iv < n; ++iv) {
+    const uint64_t v = g.to_input[iv];
+    word[iv] = uint64_t(std::bit_cast<uint32_t>(dist[v])) << 32 | uint32_t(parent[v]);
+  }
+  auto dist_of = [&](uint64_t iu) { return std::bit_cast<float>(uint32_t(word[iu] >> 32)); };
+  auto parent_of = [&](uint64_t iu) { return Id(uint32_t(word[iu])); };
+  std::vector<std::atomic<uint8_t>> confirmed(n);  // by internal id
   uint64_t twice_nedge = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : twice_nedge)
   for (uint64_t iv = 0; iv < n; ++iv) {
     const uint64_t v = g.to_input[iv];
     const bool reached = parent[v] != kNoVertex<Id>;
+    const float dv = dist[v];
     const auto ids = g.neighbors(iv);
     const float* ws = weights + g.offsets[iv];
     for (size_t j = 0; j < ids.size(); ++j) {
-      const uint64_t u = g.to_input[ids[j]];
-      if (reached != (parent[u] != kNoVertex<Id>)) [[unlikely]] {
-        fail(5, "edge (" + std::to_string(v) + "," + std::to_string(u) + ") connects visited and unvisited vertices");
+      const uint64_t iu = ids[j];
+      const Id pu = parent_of(iu);
+      if (reached != (pu != kNoVertex<Id>)) [[unlikely]] {
+        fail(5, "edge (" + std::to_string(v) + "," + std::to_string(uint64_t(g.to_input[iu])) +
+                    ") connects visited and unvisited vertices");
         continue;
       }
       if (!reached) continue;
-      const float via = dist[v] + ws[j];  // float + float: fl32, exactly as the reference checks
-      if (parent[u] == Id(v) && dist[u] == via) confirmed[u].store(1, std::memory_order_relaxed);
-      if (via < dist[u]) [[unlikely]]
-        fail(5, "triangle rule violated: edge (" + std::to_string(v) + "," + std::to_string(u) + ") of weight " +
-                    f(ws[j]) + " gives " + f(via) + " < distance " + f(dist[u]));
+      const float via = dv + ws[j];  // float + float: fl32, exactly as the reference checks
+      const float du = dist_of(iu);
+      if (pu == Id(v) && du == via) confirmed[iu].store(1, std::memory_order_relaxed);
+      if (via < du) [[unlikely]]
+        fail(5, "triangle rule violated: edge (" + std::to_string(v) + "," + std::to_string(uint64_t(g.to_input[iu])) +
+                    ") of weight " + f(ws[j]) + " gives " + f(via) + " < distance " + f(du));
     }
     if (reached) twice_nedge += g.raw_degree(iv);
   }
   if (!verdict.valid) return verdict;
 #pragma omp parallel for schedule(static)
-  for (uint64_t v = 0; v < n; ++v)
-    if (parent[v] != kNoVertex<Id> && v != s.root && !confirmed[v].load(std::memory_order_relaxed)) [[unlikely]]
+  for (uint64_t iv = 0; iv < n; ++iv) {
+    const uint64_t v = g.to_input[iv];
+    if (parent[v] != kNoVertex<Id> && v != s.root && !confirmed[iv].load(std::memory_order_relaxed)) [[unlikely]]
       fail(6, "path to vertex " + std::to_string(v) + " not confirmed from parent " + std::to_string(uint64_t(parent[v])) +
                   " with distance " + f(dist[v]));
+  }
   verdict.nedge = twice_nedge / 2;
   if (verdict.valid && verdict.nedge != s.nedge)
     fail(7, "wrong nedge " + std::to_string(s.nedge) + " (the correct number is " + std::to_string(verdict.nedge) + ")");
   if (!verdict.valid) return verdict;
-  std::vector<int32_t> own(spare.size() < n ? n : 0);
   std::string why;
-  if (!validate_detail::tree_levels(n, parent, s.root, own.empty() ? spare.data() : own.data(), why))
+  int32_t* level = own_words.empty() ? spare.data() : reinterpret_cast<int32_t*>(own_words.data());  // R5's words spent
+  if (!validate_detail::tree_levels(n, parent, s.root, level, why))
     fail(8, "the parents form no tree: " + why);
   return verdict;
 }
