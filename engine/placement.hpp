@@ -43,13 +43,20 @@ void place_on_nodes(Csr<Id>& g, const Partitioning& parts) {
 std::map<std::string, std::string> describe_placement(const MemoryPlacement& m, const Partitioning& parts,
                                                       const Topology& topo);
 
+// weights: kernel 3's, one per entry (null: none), placed as the adjacency is.
 template <class Id>
-void place_graph(Csr<Id>& g, const Partitioning& parts, const MemoryPlacement& m, const Topology& topo) {
+void place_graph(Csr<Id>& g, const Partitioning& parts, const MemoryPlacement& m, const Topology& topo,
+                 NumaArray<float>* weights = nullptr) {
   place_on_nodes(g, parts);
+  if (weights)
+    for (int p = 0; p < parts.parts(); ++p)
+      weights->prefer_node(g.offsets[parts.begin(p)], g.offsets[parts.end(p)], parts.node[p]);
   if (!m.mem_nodes.empty()) {
     g.adj.place_on(m.mem_nodes, m.interleave);
+    if (weights) weights->place_on(m.mem_nodes, m.interleave);
   } else if (m.interleave) {
     g.adj.place_on(topo.memory_nodes, true);
+    if (weights) weights->place_on(topo.memory_nodes, true);
     g.to_input.place_on(topo.memory_nodes, true);
     g.duplicates.place_on(topo.memory_nodes, true);
   }

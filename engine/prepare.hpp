@@ -114,12 +114,13 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
     out.g = build_csr<Id>(source, phase);
   }
   out.partitioning = partition_by_work(out.g, spec.parts, topo);
-  place_graph(out.g, out.partitioning, spec.memory, topo);
+  place_graph(out.g, out.partitioning, spec.memory, topo, spec.weighted ? &out.weights : nullptr);
   out.construction_time = now() - t0;
   out.dram.available = available_memory_bytes();
   out.dram.graph = out.g.bytes() + out.weights.bytes();
   out.report.tier = spec.tier;
   out.report.memory_placement = describe_placement(spec.memory, out.partitioning, topo);
+  if (spec.weighted) out.report.memory_placement["weights"] = out.report.memory_placement["adjacency"];
 }
 
 namespace prepare_detail {

@@ -80,6 +80,12 @@ expect "planted distance: exit 1" test $? -eq 1
 expect "planted distance: search, root and rule named" grep -qE "^validation failed for SSSP search 2 \(root 220\): rule R5: triangle rule violated" "$tmp/bad.txt"
 expect "planted distance: no statistics" bash -c "! grep -q TEPS '$tmp/bad.txt'"
 
+# The weights live where the adjacency does (--mem-nodes, --interleave).
+"$strata" run --scale 10 --roots 2 --kernel sssp --mem-nodes 0 --interleave --json "$tmp/mn.json" >/dev/null 2>&1
+expect "weights placed as the adjacency" python3 -c "
+import json; p = json.load(open('$tmp/mn.json'))['memory_placement']
+assert p['weights'] == p['adjacency'] == 'interleaved over nodes 0', p"
+
 # compare: a row per placement and kernel, each kernel's ratio to its own in-core run.
 "$strata" compare --graph "$tmp/g" --roots 2 --kernel both --placements in-core >"$tmp/cmp.txt" 2>/dev/null
 expect "compare --kernel both: exit 0" test $? -eq 0
