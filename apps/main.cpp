@@ -263,6 +263,11 @@ int cmd_run(const RunConfig& cfg, const PlantedFaults& plant, const std::string&
       progress.update(done, total, detail);
     };
     hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, *cfg.place.tier); };
+    hooks.sssp_trace = [](size_t i, uint64_t root, const SsspStats& stats, double seconds) {
+      std::fprintf(stderr, "trace: sssp search %zu root %llu buckets %llu relaxations %llu reached %llu time %.6f\n", i,
+                   (unsigned long long)root, (unsigned long long)stats.buckets, (unsigned long long)stats.relaxations,
+                   (unsigned long long)stats.reached, seconds);
+    };
 #if STRATA_WITH_MPI
     if (mpi_comm) {
       prints = mpi_comm->root();
@@ -350,7 +355,9 @@ CLI::App* add_run(CLI::App& app, RunFlags& f) {
       ->capture_default_str();
   run->add_flag("--top-down-only", f.td_only, "never switch to bottom-up (for experiments)");
   run->add_flag("--bottom-up-only", f.bu_only, "always bottom-up (for experiments)");
-  run->add_flag("--trace", f.cfg.bfs.trace, "print per level: direction, frontier size, edges examined, time");
+  run->add_flag("--trace", f.cfg.bfs.trace,
+                "print per BFS level: direction, frontier size, edges examined, time; per SSSP search: buckets, "
+                "relaxations, vertices reached, time");
   run->add_option("--json", f.json_path, "also write the results as JSON to this file");
   return run;
 }

@@ -96,7 +96,9 @@ nlohmann::json sssp_search_json(const RunResult& r, size_t i) {
           {"reached", f.reached},
           {"dist_sum", f.dist_sum},
           {"max_dist", f.max_dist},
-          {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)}};
+          {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)},
+          {"buckets", r.sssp_stats[i].buckets},
+          {"relaxations", r.sssp_stats[i].relaxations}};
 }
 
 std::string cache_k(const RunResult& r) {

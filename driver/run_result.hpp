@@ -14,6 +14,7 @@
 #include "engine/memory.hpp"
 #include "engine/prepare.hpp"
 #include "generators/kronecker.hpp"
+#include "sssp/delta_stepping.hpp"
 
 namespace strata {
 
@@ -134,6 +135,7 @@ struct RunResult {
   float sssp_delta = 0;
   std::vector<SearchRecord> sssp_searches;                   // kernel 3's, by root
   std::vector<DistanceFacts> sssp_facts;                     // by root
+  std::vector<SsspStats> sssp_stats;                         // by root: buckets settled, relaxations
   std::vector<std::pair<std::string, double>> statistics;    // GRAPH500.md section 4, by spec name; empty on failure
   std::string failure;                                        // why validation failed; empty if it did not
   std::vector<std::string> measurement_warnings;
@@ -177,6 +179,7 @@ struct PlantedFaults {
 struct RunHooks {
   std::function<void(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail)> progress;
   std::function<void(size_t search, uint64_t root, const SearchStats& stats)> trace;
+  std::function<void(size_t search, uint64_t root, const SsspStats& stats, double seconds)> sssp_trace;  // kernel 3
   PlantedFaults plant;
 
   void report(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail = {}) const {

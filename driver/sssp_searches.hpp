@@ -44,12 +44,15 @@ struct SsspKernel {
   const std::vector<Id>& internal;
   NumaArray<float>& dist;  // the search's output, in input labels
   NumaArray<Id>& parent;
+  SsspStats stats{};
 
-  void search(size_t i) { sssp.search(internal[i], dist.data(), parent.data()); }
+  void search(size_t i) { stats = sssp.search(internal[i], dist.data(), parent.data()); }
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool) {
     if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
     result.sssp_facts.push_back(distance_facts(dist.data(), pg.g.n));
+    result.sssp_stats.push_back(stats);
+    if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, result.sssp_searches[i].time);
     if (!cfg.validate) return;
     const double v0 = now();
     const Verdict v = check_sssp<Id>(pg.g, pg.weights.data(), {roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge},

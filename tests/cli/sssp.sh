@@ -44,6 +44,12 @@ expect "delta 0.1, 1 thread: the same bits" check_vectors 12 "$tmp/d.json"
 "$strata" run --graph "$tmp/g" --roots 4 --kernel sssp --json "$tmp/g.json" >/dev/null 2>&1
 expect "from a graph directory: the same bits" check_vectors 10 "$tmp/g.json"
 
+# --trace: a line a kernel 3 search (its buckets and relaxations, also in the JSON).
+"$strata" run --scale 10 --roots 2 --kernel sssp --trace --json "$tmp/tr.json" >/dev/null 2>"$tmp/tr.txt"
+expect "sssp trace lines" grep -qE "^trace: sssp search 1 root 214 buckets [1-9][0-9]* relaxations [1-9][0-9]* reached 897 time " "$tmp/tr.txt"
+expect "json: buckets, relaxations" python3 -c "
+import json; s = json.load(open('$tmp/tr.json'))['sssp_searches'][0]; assert s['buckets'] > 0 and s['relaxations'] >= 896, s"
+
 # The block: the reference's keys and order (SSSP.md section 6) in spec names, bfs then sssp per group.
 expect "block keys in the reference's order" python3 - "$tmp/both10.txt" <<'PY'
 import sys
