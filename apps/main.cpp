@@ -263,11 +263,7 @@ int cmd_run(const RunConfig& cfg, const PlantedFaults& plant, const std::string&
       progress.update(done, total, detail);
     };
     hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, *cfg.place.tier); };
-    hooks.sssp_trace = [](size_t i, uint64_t root, const SsspStats& stats, double seconds) {
-      std::fprintf(stderr, "trace: sssp search %zu root %llu buckets %llu relaxations %llu reached %llu time %.6f\n", i,
-                   (unsigned long long)root, (unsigned long long)stats.buckets, (unsigned long long)stats.relaxations,
-                   (unsigned long long)stats.reached, seconds);
-    };
+    hooks.sssp_trace = print_sssp_trace;
 #if STRATA_WITH_MPI
     if (mpi_comm) {
       prints = mpi_comm->root();

@@ -62,16 +62,20 @@ nlohmann::json placement_json(const RunResult& r) {
   return j;
 }
 
+// What every kernel's search reports: its root, time, nedge, TEPS and validation.
+nlohmann::json record_json(const RunResult& r, const SearchRecord& s) {
+  return {{"root", s.root},
+          {"time", s.time},
+          {"nedge", s.nedge},
+          {"teps", double(s.nedge) / s.time},
+          {"validate_time", s.validate_time},
+          {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json search_json(const RunResult& r, size_t i) {
-  const SearchRecord& s = r.searches[i];
   const SearchStats& st = r.search_stats[i];
-  nlohmann::json j = {{"root", s.root},
-                      {"time", s.time},
-                      {"nedge", s.nedge},
-                      {"teps", double(s.nedge) / s.time},
-                      {"validate_time", s.validate_time},
-                      {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)},
-                      {"edges_examined", st.edges_examined}};
+  nlohmann::json j = record_json(r, r.searches[i]);
+  j["edges_examined"] = st.edges_examined;
   if (!r.ranks.empty()) j["bytes_sent"] = st.bytes_sent;
   if (!r.placement.tier->on_storage) return j;
   j["edges_dram"] = st.edges_examined - st.io.edges_storage;
@@ -85,20 +89,15 @@ nlohmann::json search_json(const RunResult& r, size_t i) {
 
 // Kernel 3's search: the record and the facts that compare its bits with the reference's (SSSP.md section 8).
 nlohmann::json sssp_search_json(const RunResult& r, size_t i) {
-  const SearchRecord& s = r.sssp_searches[i];
   const DistanceFacts& f = r.sssp_facts[i];
-  return {{"root", s.root},
-          {"time", s.time},
-          {"nedge", s.nedge},
-          {"teps", double(s.nedge) / s.time},
-          {"validate_time", s.validate_time},
-          {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)},
-          {"reached", f.reached},
-          {"dist_sum", f.dist_sum},
-          {"max_dist", f.max_dist},
-          {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)},
-          {"buckets", r.sssp_stats[i].buckets},
-          {"relaxations", r.sssp_stats[i].relaxations}};
+  nlohmann::json j = record_json(r, r.sssp_searches[i]);
+  j.update({{"reached", f.reached},
+            {"dist_sum", f.dist_sum},
+            {"max_dist", f.max_dist},
+            {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)},
+            {"buckets", r.sssp_stats[i].buckets},
+            {"relaxations", r.sssp_stats[i].relaxations}});
+  return j;
 }
 
 std::string cache_k(const RunResult& r) {
@@ -262,6 +261,12 @@ void print_trace(size_t search, uint64_t root, const SearchStats& stats, const T
                  (unsigned long long)root, l, lt.bottom_up ? "bottom-up" : "top-down", (unsigned long long)lt.frontier,
                  (unsigned long long)lt.edges_examined, lt.seconds, io.c_str());
   }
+}
+
+void print_sssp_trace(size_t search, uint64_t root, const SsspStats& stats, double seconds) {
+  std::fprintf(stderr, "trace: sssp search %zu root %llu buckets %llu relaxations %llu reached %llu time %.6f\n", search,
+               (unsigned long long)root, (unsigned long long)stats.buckets, (unsigned long long)stats.relaxations,
+               (unsigned long long)stats.reached, seconds);
 }
 
 std::string summary_line(const RunResult& r, const std::string& json_path) {

@@ -23,8 +23,9 @@ std::string format_run(const RunResult& r, const std::string& json_path);
 // GTEPS, the spread, where the JSON went, and any measurement warning.
 std::string summary_line(const RunResult& r, const std::string& json_path);
 
-// --trace: one stderr line per level of one search.
+// --trace: one stderr line per level of one search; kernel 3, one line a search.
 void print_trace(size_t search, uint64_t root, const SearchStats& stats, const Tier& tier);
+void print_sssp_trace(size_t search, uint64_t root, const SsspStats& stats, double seconds);
 
 void write_json_file(const std::string& path, const nlohmann::json& j);
 

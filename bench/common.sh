@@ -1,8 +1,29 @@
-# Shared by the bench scripts: the strata binary, THREADS and RUNS (defaults 2 and 3), a median helper and
-# a JSON field reader.
+# Shared by the bench scripts: the strata binary, THREADS and RUNS (defaults 2 and 3), a median helper, the
+# rotating rounds of three measurements, and a JSON field reader.
 strata=${STRATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/strata}
 [[ -x $strata ]] || { echo "build strata first: ./scripts/setup.sh" >&2; exit 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 threads=${THREADS:-2}
 runs=${RUNS:-3}
+# three_way SCALE A B C: RUNS rounds of three measurements (commands called as `A SCALE ROUND`, each printing
+# one figure), the order rotating round by round so none always goes first; prints "SCALE,round,a,b,c" a round
+# and "SCALE,median,a,b,c", and leaves the medians in median_a, median_b, median_c.
+three_way() {
+  local scale=$1 r k
+  local -a a=() b=() c=()
+  for ((r = 0; r < runs; r++)); do
+    for k in 0 1 2; do
+      case $(((k + r) % 3)) in
+        0) a+=("$("$2" "$scale" "$r")") ;;
+        1) b+=("$("$3" "$scale" "$r")") ;;
+        2) c+=("$("$4" "$scale" "$r")") ;;
+      esac
+    done
+    echo "$scale,$r,${a[-1]},${b[-1]},${c[-1]}"
+  done
+  median_a=$(printf '%s\n' "${a[@]}" | median)
+  median_b=$(printf '%s\n' "${b[@]}" | median)
+  median_c=$(printf '%s\n' "${c[@]}" | median)
+  echo "$scale,median,$median_a,$median_b,$median_c"
+}
 json_get() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }  # json_get FILE '["key"]'

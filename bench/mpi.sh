@@ -42,24 +42,13 @@ strata_teps() {  # strata_teps SCALE ranks|one ROUND
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['validated']; print(j['bfs_harmonic_mean_TEPS'])" "$json"
 }
 
+two_ranks() { strata_teps "$1" ranks "$2"; }
+one_process() { strata_teps "$1" one "$2"; }
+
 echo "scale,round,reference_2x1_teps,strata_2x1_teps,strata_1x2_teps"
 for scale in ${@:-20 22}; do
-  ref=() two=() one=()
-  for ((r = 0; r < runs; r++)); do
-    for k in 0 1 2; do
-      case $(((k + r) % 3)) in
-        0) ref+=("$(reference_teps "$scale")") ;;
-        1) two+=("$(strata_teps "$scale" ranks "$r")") ;;
-        2) one+=("$(strata_teps "$scale" one "$r")") ;;
-      esac
-    done
-    echo "$scale,$r,${ref[-1]},${two[-1]},${one[-1]}"
-  done
-  mr=$(printf '%s\n' "${ref[@]}" | median)
-  m2=$(printf '%s\n' "${two[@]}" | median)
-  m1=$(printf '%s\n' "${one[@]}" | median)
-  echo "$scale,median,$mr,$m2,$m1"
-  awk -v s="$scale" -v r="$mr" -v a="$m2" -v b="$m1" \
+  three_way "$scale" reference_teps two_ranks one_process
+  awk -v s="$scale" -v r="$median_a" -v a="$median_b" -v b="$median_c" \
     'BEGIN {printf "# SCALE %s: Strata 2x1 / reference %.1fx (target >= 20); Strata 2x1 / 1x2 %.2f (target >= 0.6)\n", s, a / r, a / b}'
 done
 echo "# traces and JSON of the 2-rank runs: $trace_dir" >&2

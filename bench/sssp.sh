@@ -47,23 +47,11 @@ strata_teps() {
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['validated']; print(j['sssp_harmonic_mean_TEPS'])" "$work/s.json"
 }
 
+reference_or_none() { if [[ -n ${NO_REFERENCE:-} ]]; then echo 0; else reference_teps "$1"; fi; }
+
 echo "scale,round,reference_2x1_teps,gapbs_teps,strata_teps"
 for scale in ${@:-20 22}; do
-  ref=() gap=() str=()
-  for ((r = 0; r < runs; r++)); do
-    for k in 0 1 2; do
-      case $(((k + r) % 3)) in
-        0) if [[ -n ${NO_REFERENCE:-} ]]; then ref+=(0); else ref+=("$(reference_teps "$scale")"); fi ;;
-        1) gap+=("$(gapbs_teps "$scale")") ;;
-        2) str+=("$(strata_teps "$scale")") ;;
-      esac
-    done
-    echo "$scale,$r,${ref[-1]},${gap[-1]},${str[-1]}"
-  done
-  mr=$(printf '%s\n' "${ref[@]}" | median)
-  mg=$(printf '%s\n' "${gap[@]}" | median)
-  ms=$(printf '%s\n' "${str[@]}" | median)
-  echo "$scale,median,$mr,$mg,$ms"
-  awk -v s="$scale" -v r="$mr" -v g="$mg" -v a="$ms" \
+  three_way "$scale" reference_or_none gapbs_teps strata_teps
+  awk -v s="$scale" -v r="$median_a" -v g="$median_b" -v a="$median_c" \
     'BEGIN {printf "# SCALE %s: Strata / reference %.1fx (target >= 20); Strata / GAPBS %.2fx (target >= 1.0, graphs and weights differ)\n", s, a / r, a / g}'
 done

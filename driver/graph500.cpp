@@ -183,7 +183,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
   r.dram_bytes = pg.dram.graph + (bfs ? search_state_bytes(pg.g.n, sizeof(Id), 1) : 0) + r.io_buffer_bytes +
                  r.dram.validation_batch - lent;
-  if (r.kernels.sssp) r.dram_bytes += pg.g.n * (sizeof(uint64_t) + sizeof(float) + sizeof(Id));  // kernel 3's state, output
+  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n, sizeof(Id));
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
@@ -202,13 +202,13 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(r, source, pg, hooks) : std::nullopt;
   if (!against_csr || csr) {
     if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
-    if (bfs) bfs->release_idle_memory();
+    if (bfs && cfg.kernels.sssp) bfs->release_idle_memory();
     if (cfg.kernels.sssp && r.ok()) run_sssp_searches(r, cfg, pg, roots, internal, hooks);
   }
   describe(r, pg, bfs.get(), topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.timed());
-  r.measurement_warnings = measurement_warnings(r.kernels.bfs ? r.searches : r.sssp_searches, busy_at_start, r.threads);
+  r.measurement_warnings = measurement_warnings(*r.timed().front().second, busy_at_start, r.threads);
 }
 
 template <class Id>

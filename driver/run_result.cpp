@@ -34,9 +34,8 @@ void RunResult::record_sssp_verdict(size_t index, const Verdict& v, double secon
 }
 
 std::optional<KernelSet> KernelSet::from_name(const std::string& name) {
-  if (name == "bfs") return KernelSet{true, false};
-  if (name == "sssp") return KernelSet{false, true};
-  if (name == "both") return KernelSet{true, true};
+  for (const KernelSet k : {KernelSet{true, false}, KernelSet{false, true}, KernelSet{true, true}})
+    if (name == k.name()) return k;
   return std::nullopt;
 }
 uint64_t RunResult::io_requests() const {

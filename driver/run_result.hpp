@@ -52,7 +52,7 @@ inline constexpr KernelInfo kBfsKernel{"bfs", "BFS"}, kSsspKernel{"sssp", "SSSP"
 // reference runs them, on one graph and the same roots.
 struct KernelSet {
   bool bfs = true, sssp = false;
-  const char* name() const { return bfs && sssp ? "both" : sssp ? "sssp" : "bfs"; }
+  const char* name() const { return bfs && sssp ? "both" : sssp ? kSsspKernel.name : kBfsKernel.name; }
   static std::optional<KernelSet> from_name(const std::string& name);  // nullopt if unknown
 };
 

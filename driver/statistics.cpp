@@ -32,9 +32,9 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
                                                                 double construction, const TimedKernels& timed,
                                                                 int processes) {
   std::vector<std::pair<const KernelInfo*, Columns>> kernels;
-  if (timed.empty() || timed.front().first != &kBfsKernel) kernels.push_back({&kBfsKernel, Columns{}});  // zeros
   for (const auto& [kernel, searches] : timed) kernels.push_back({kernel, columns(*searches)});
-  const Columns& first = timed.empty() ? kernels.front().second : kernels[kernels.size() - timed.size()].second;
+  const Columns first = kernels.empty() ? Columns{} : kernels.front().second;  // NBFS and nedge
+  if (kernels.empty() || kernels.front().first != &kBfsKernel) kernels.insert(kernels.begin(), {&kBfsKernel, Columns{}});
   std::vector<std::pair<std::string, double>> r = {{"SCALE", scale},
                                                    {"edgefactor", double(edgefactor)},
                                                    {"NBFS", double(first.time.size())},

@@ -126,7 +126,7 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), id = uint64_t(id_bytes);
   // Before deduplication, an upper bound; weighted, a float beside each entry and kernel 3's search (a 64-bit
   // state word, the distances and parents out).
-  const uint64_t adjacency = 2 * m * (id + (weighted ? 4 : 0)) + (weighted ? n * (8 + 4 + id) : 0);
+  const uint64_t adjacency = 2 * m * (id + (weighted ? 4 : 0)) + (weighted ? sssp_search_bytes(n, id_bytes) : 0);
   const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
   const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
                           + 2 * n * id                                  // + internal and output parent arrays
