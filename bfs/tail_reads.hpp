@@ -36,7 +36,8 @@ struct InvalidEntry {
   const void* at;
 };
 
-template <class Id>
+// Entry: an id, or an (id, weight) pair of the weighted CSR (kernel 3's tails).
+template <class Id, class Entry = Id>
 class TailReads {
  public:
   // g: offsets of the whole lists; cached: the DRAM prefixes' lengths; parts: the files' partitions;
@@ -46,6 +47,7 @@ class TailReads {
       : g_(g), cached_(cached), files_(files), opt_(opt), parts_(parts), active_(active), marks_(g.n),
         claim_(parts.parts()) {
     if (files.layout().bounds != parts.bounds) throw Error("internal error: search partitions differ from the CSR files'");
+    if (files.layout().entry_bytes() != sizeof(Entry)) throw Error("internal error: tails read as entries of another width");
     for (int t = 0; t < omp_get_max_threads(); ++t)
       readers_.push_back(std::make_unique<UringReader>(files.adj_files(), opt.depth, opt.request_bytes));
   }
@@ -101,8 +103,8 @@ class TailReads {
   void tail_bytes(uint64_t v, int p, uint64_t& a, uint64_t& b) const {
     const CsrLayout& L = files_.layout();
     const uint64_t start = g_.offsets[v], end = g_.offsets[v + 1];
-    a = (start + cached_.length(end - start) - L.part_first[p]) * sizeof(Id);
-    b = (end - L.part_first[p]) * sizeof(Id);
+    a = (start + cached_.length(end - start) - L.part_first[p]) * sizeof(Entry);
+    b = (end - L.part_first[p]) * sizeof(Entry);
   }
 
   // One thread's walk over the marked vertices: claims chunks (home part first), turns runs of nearby
@@ -191,16 +193,16 @@ class TailReads {
       a = std::max(a, r.offset);
       b = std::min(b, r.offset + r.length);
       if (a >= b) continue;
-      const Id* first = reinterpret_cast<const Id*>(data + (a - r.offset));
-      const Id* last = first + (b - a) / sizeof(Id);
+      const Entry* first = reinterpret_cast<const Entry*>(data + (a - r.offset));
+      const Entry* last = first + (b - a) / sizeof(Entry);
       try {
         scanned += visit(Id(x), first, last);
       } catch (const InvalidEntry& bad) {
-        const Id* at = static_cast<const Id*>(bad.at);
+        const Entry* at = static_cast<const Entry*>(bad.at);
         throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
                                 "after it was checked at load); remove {} to rebuild it",
-                                files_.adj_files()[r.file]->file.path(), a + uint64_t(at - first) * sizeof(Id),
-                                uint64_t(*at), files_.path()), Error::kFixSaid);
+                                files_.adj_files()[r.file]->file.path(), a + uint64_t(at - first) * sizeof(Entry),
+                                uint64_t(entry_id(*at)), files_.path()), Error::kFixSaid);
       }
     }
     return scanned;

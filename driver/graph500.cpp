@@ -161,8 +161,10 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
 
 // Everything a result says of the prepared graph and the run around the searches.
 // bfs: kernel 2's search (null: kernel 3 alone, in-core).
+// sssp: kernel 3's search (null: kernel 2 alone).
 template <class Id>
-void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bfs, const Topology& topo) {
+void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bfs, const ShortestPaths<Id>* sssp,
+              const Topology& topo) {
   r.parts = pg.partitioning.parts();
   r.partitions = pg.partitioning.describe();
   r.numa_nodes = topo.nodes();
@@ -175,15 +177,17 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   const bool packed = r.validate && r.validation.method == ValidationMethod::kTuples && r.validate_batch > 1;
   const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
   if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
-  if (pg.report.tier->on_storage)  // what is allocated: graph metadata, cache index, search, output
-    r.dram.state = pg.g.bytes() + pg.cache.index.bytes() + bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
-  r.io_buffer_bytes = bfs ? bfs->io_buffer_bytes() : 0;
+  if (pg.report.tier->on_storage && bfs)  // what is allocated: graph metadata, cache index, search, output
+    r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
+  else if (pg.report.tier->on_storage && sssp)  // kernel 3: its state, distances and parents out, confirmed bytes
+    r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + sssp->state_bytes() + pg.g.n * (4 + sizeof(Id) + 1);
+  r.io_buffer_bytes = bfs ? bfs->io_buffer_bytes() : sssp ? sssp->io_buffer_bytes() : 0;
   r.registered_buffers = bfs && bfs->registered_buffers();
   // A lent edge cache is given back to the pass: the larger of the two is the peak.
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
   r.dram_bytes = pg.dram.graph + (bfs ? search_state_bytes(pg.g.n, sizeof(Id), 1) : 0) + r.io_buffer_bytes +
                  r.dram.validation_batch - lent;
-  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n, sizeof(Id));
+  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n, sizeof(Id)) + (pg.report.tier->on_storage ? pg.g.n : 0);
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
@@ -194,6 +198,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
   // Kernel 3 alone allocates no BFS state; after kernel 2, its state's pages go back before kernel 3's.
   const std::unique_ptr<GraphSearch<Id>> bfs = cfg.kernels.bfs ? make_search(pg, cfg) : nullptr;
+  std::unique_ptr<ShortestPaths<Id>> sssp;  // made once kernel 2 is done and its pages given back
   pin_threads(pg.partitioning, topo, r.threads);
   const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
   const std::vector<Id> internal = internal_ids(pg.g, roots);
@@ -203,9 +208,12 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   if (!against_csr || csr) {
     if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
     if (bfs && cfg.kernels.sssp) bfs->release_idle_memory();
-    if (cfg.kernels.sssp && r.ok()) run_sssp_searches(r, cfg, pg, roots, internal, hooks);
+    if (cfg.kernels.sssp && r.ok()) {
+      sssp = make_sssp(pg, cfg);
+      run_sssp_searches(r, cfg, pg, *sssp, roots, internal, hooks);
+    }
   }
-  describe(r, pg, bfs.get(), topo);
+  describe(r, pg, bfs.get(), sssp.get(), topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.timed());
   r.measurement_warnings = measurement_warnings(*r.timed().front().second, busy_at_start, r.threads);
@@ -262,18 +270,22 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
                 std::string(tier.name));
   const bool in_core = !tier.on_storage;
-  if (cfg.kernels.sssp && tier.on_storage)
-    throw Error(fmt::format("kernel 3 (--kernel {}) runs in-core only in this version: --placement {} keeps no weights "
-                            "beside its on-disk CSR yet",
-                            cfg.kernels.name(), tier.name));
+  if (cfg.kernels.sssp && !tier_ops<uint32_t>(tier).sssp)
+    throw Error(fmt::format("kernel 3 (--kernel {}) does not run on --placement {}", cfg.kernels.name(), tier.name));
+  if (cfg.kernels.sssp && cfg.kernels.bfs && tier.on_storage)
+    throw Error(fmt::format("--kernel both on --placement {}: kernel 3 reads the weighted on-disk CSR (csr-w-p<K>), "
+                            "which kernel 2 cannot; run --kernel bfs and --kernel sssp one after the other",
+                            tier.name));
   if (cfg.kernels.sssp && cfg.validate_against == ValidationMethod::kTuples)
-    throw Error("kernel 3 is validated against kernel 1's in-core CSR, certified against the tuples; --validate-against "
-                "tuples applies to --kernel bfs alone");
+    throw Error("kernel 3 is validated against kernel 1's weighted CSR (in-core: certified against the tuples); "
+                "--validate-against tuples applies to --kernel bfs alone");
   RunResult r;
   r.kernels = cfg.kernels;
   // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
-  r.validation.method = cfg.validate_against == ValidationMethod::kAuto && in_core ? ValidationMethod::kCsr
-                                                                                 : cfg.validate_against;
+  // Kernel 3 alone on storage is checked against its weighted on-disk CSR.
+  r.validation.method = cfg.validate_against == ValidationMethod::kAuto && (in_core || !cfg.kernels.bfs)
+                            ? ValidationMethod::kCsr
+                            : cfg.validate_against;
   const bool against_csr = cfg.validate && r.validation.method == ValidationMethod::kCsr;
   r.graph_dir = cfg.graph_dir;
   r.threads = omp_get_max_threads();

@@ -9,6 +9,7 @@ namespace strata {
 uint64_t RunResult::bytes_read() const {
   uint64_t sum = 0;
   for (const SearchStats& s : search_stats) sum += s.io.bytes_read;
+  for (const SsspStats& s : sssp_stats) sum += s.io.bytes_read;
   return sum;
 }
 double RunResult::statistic(const std::string& name) const {
@@ -41,6 +42,7 @@ std::optional<KernelSet> KernelSet::from_name(const std::string& name) {
 uint64_t RunResult::io_requests() const {
   uint64_t sum = 0;
   for (const SearchStats& s : search_stats) sum += s.io.requests;
+  for (const SsspStats& s : sssp_stats) sum += s.io.requests;
   return sum;
 }
 

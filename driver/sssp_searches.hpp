@@ -1,18 +1,22 @@
-// Kernel 3 in the Graph500 loop: delta-stepping from each root (sssp/delta_stepping.hpp) over the in-core
-// graph and the weights beside it, timed alone by time_searches like kernel 2; each result summed up in the
-// numbers SSSP.md's vectors give (DistanceFacts: anyone can compare the bits with the reference's) and
-// validated at once against kernel 1's weighted CSR in DRAM (validate/sssp_validator.hpp, rules R1-R8), the
-// search's idle state lent to the check.
+// Kernel 3 in the Graph500 loop: delta-stepping from each root (sssp/delta_stepping.hpp) over the tier's
+// weighted source, timed alone by time_searches like kernel 2; each result summed up in the numbers SSSP.md's
+// vectors give (DistanceFacts: anyone can compare the bits with the reference's) and validated at once against
+// kernel 1's weighted CSR (validate/sssp_validator.hpp, rules R1-R8) -- in DRAM in-core, one pass over its
+// files on storage -- the search's idle state lent to the check.
 #pragma once
 #include <bit>
+#include <memory>
 #include <cstdint>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/timer.hpp"
 #include "driver/kernel_loop.hpp"
 #include "driver/run_result.hpp"
 #include "engine/prepare.hpp"
 #include "sssp/delta_stepping.hpp"
+#include "tiers/tier_ops.hpp"
 #include "validate/sssp_validator.hpp"
 
 namespace strata {
@@ -39,7 +43,7 @@ struct SsspKernel {
   const RunHooks& hooks;
   RunResult& result;
   const PlacedGraph<Id>& pg;
-  DeltaStepping<Id>& sssp;
+  ShortestPaths<Id>& sssp;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
   NumaArray<float>& dist;  // the search's output, in input labels
@@ -55,8 +59,9 @@ struct SsspKernel {
     if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, result.sssp_searches[i].time);
     if (!cfg.validate) return;
     const double v0 = now();
-    const Verdict v = check_sssp<Id>(pg.g, pg.weights.data(), {roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge},
-                                     sssp.idle_memory());
+    const SsspToCheck<Id> check{roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge};
+    const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, *pg.files, check, sssp.idle_memory())
+                                                 : check_sssp<Id>(pg.g, pg.weights.data(), check, sssp.idle_memory());
     result.record_sssp_verdict(i, v, now() - v0);
   }
   // A planted error, after timing (--debug-corrupt-sssp): a reached vertex other than the root a little
@@ -70,15 +75,22 @@ struct SsspKernel {
   }
 };
 
+// Kernel 3's search over the prepared graph: its tier's.
+template <class Id>
+std::unique_ptr<ShortestPaths<Id>> make_sssp(const PlacedGraph<Id>& pg, const RunConfig& cfg) {
+  const auto make = tier_ops<Id>(*pg.report.tier).sssp;
+  if (!make) throw Error(fmt::format("kernel 3 does not run on --placement {}", pg.report.tier->name));
+  return make(pg, cfg.place, cfg.delta);
+}
+
 // Kernel 3's searches from `roots` (input labels; `internal`, their ids), each validated as it ends.
 template <class Id>
-void run_sssp_searches(RunResult& result, const RunConfig& cfg, const PlacedGraph<Id>& pg,
+void run_sssp_searches(RunResult& result, const RunConfig& cfg, const PlacedGraph<Id>& pg, ShortestPaths<Id>& sssp,
                        const std::vector<uint64_t>& roots, const std::vector<Id>& internal, const RunHooks& hooks) {
   if constexpr (sizeof(Id) != 4) {
     throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --id-bytes 8)");
   } else {
     result.sssp_delta = cfg.delta;
-    DeltaStepping<Id> sssp(pg.g, pg.weights.data(), cfg.delta);
     NumaArray<float> dist(pg.g.n);
     NumaArray<Id> parent(pg.g.n);
     SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, dist, parent};

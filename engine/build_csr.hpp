@@ -181,15 +181,16 @@ void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint
 // lists (list i: adj[raw[i] - raw[0], raw[i + 1] - raw[0]), ended early by a kNoVertex sentinel where one
 // shrank) moved to the front of adj in order. on_list(i, start, old_start, kept, removed) follows each move
 // (start: the list's new first entry in adj). Returns the entries kept.
-template <class Id, class OnList>
-uint64_t squish_lists(Id* adj, const uint64_t* raw, uint64_t count, OnList&& on_list) {
+template <class Entry, class OnList>
+uint64_t squish_lists(Entry* adj, const uint64_t* raw, uint64_t count, OnList&& on_list) {
+  using Id = decltype(entry_id(std::declval<Entry>()));
   const uint64_t base = raw[0];
   uint64_t write = 0;
   for (uint64_t i = 0; i < count; ++i) {
     const uint64_t old_start = raw[i] - base, len = raw[i + 1] - raw[i];  // raw[i] read before on_list(i) runs
-    const Id* list = adj + old_start;
-    const uint64_t kept = uint64_t(std::find(list, list + len, kNoVertex<Id>) - list);
-    if (write != old_start) std::memmove(adj + write, list, kept * sizeof(Id));
+    const Entry* list = adj + old_start;
+    const uint64_t kept = uint64_t(std::find_if(list, list + len, [](const Entry& e) { return entry_id(e) == kNoVertex<Id>; }) - list);
+    if (write != old_start) std::memmove(adj + write, list, kept * sizeof(Entry));
     on_list(i, write, old_start, kept, len - kept);
     write += kept;
   }
@@ -217,6 +218,24 @@ void sort_and_dedup_weighted_lists(Id* adj, W* weights, const uint64_t* offsets,
         }
       if (kept < len) adj[first + kept] = kNoVertex<Id>;
     }
+  }
+}
+
+// The on-disk weighted lists' sort (kernel 3 on storage): each list deduplicated to its neighbours' lightest
+// copies, then ordered by (weight, id), light edges first; a list that shrank ends with a sentinel entry.
+template <class Id>
+void sort_and_dedup_lists_by_weight(NodeWeight<Id>* adj, const uint64_t* offsets, uint64_t count) {
+  const uint64_t base = offsets[0];
+  auto by_id = [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.v != b.v ? a.v < b.v : a.w < b.w; };
+  auto by_weight = [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.w != b.w ? a.w < b.w : a.v < b.v; };
+#pragma omp parallel for schedule(dynamic, 64)
+  for (uint64_t i = 0; i < count; ++i) {
+    NodeWeight<Id>* first = adj + (offsets[i] - base);
+    NodeWeight<Id>* last = adj + (offsets[i + 1] - base);
+    std::sort(first, last, by_id);
+    NodeWeight<Id>* end = std::unique(first, last, [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.v == b.v; });
+    std::sort(first, end, by_weight);
+    if (end != last) *end = {kNoVertex<Id>, 0.0f};
   }
 }
 

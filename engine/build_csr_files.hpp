@@ -165,7 +165,7 @@ class RangeMarks {
 // increments. A locked increment of a cursor at random stalls its thread for a whole memory access (SCALE 25:
 // 72% of a pass's time sat on them); a bin's cursors and lists are a small part of the range, and plain stores
 // overlap their misses.
-template <class Id>
+template <class Id, class Value = Id>
 class RangeScatter {
  public:
   static constexpr uint64_t kBins = 256, kBlocks = uint64_t(1) << 16;
@@ -183,7 +183,7 @@ class RangeScatter {
   }
   // A new range: vertices [lo, hi), list v's next entry at buffer[cursor[v - lo] - base], `entries` in all.
   // Bins are cut by entries at the grain of kBlocks blocks of vertices (a block's bin from a table).
-  void start(uint64_t lo, uint64_t hi, uint64_t* cursor, Id* buffer, uint64_t base, uint64_t entries) {
+  void start(uint64_t lo, uint64_t hi, uint64_t* cursor, Value* buffer, uint64_t base, uint64_t entries) {
     lo_ = lo;
     cursor_ = cursor;
     buffer_ = buffer;
@@ -197,7 +197,7 @@ class RangeScatter {
     }
   }
   // Entry b for list a (a in the range), by OpenMP thread t.
-  void add(size_t t, uint64_t a, Id b) {
+  void add(size_t t, uint64_t a, Value b) {
     const uint64_t row = a - lo_, bin = bin_of_[row >> shift_];
     Entry* staged = staged_[t].data() + bin * stage_;
     staged[full_[t][bin]++] = {Id(row), b};
@@ -211,7 +211,8 @@ class RangeScatter {
 
  private:
   struct Entry {
-    Id row, value;
+    Id row;
+    Value value;
   };
   void write(size_t t, uint64_t bin) {
     const Entry* staged = staged_[t].data() + bin * stage_;
@@ -226,7 +227,7 @@ class RangeScatter {
   std::vector<uint8_t> bin_of_;                // a block of 2^shift_ vertices' bin
   uint64_t lo_ = 0, base_ = 0, shift_ = 0;
   uint64_t* cursor_ = nullptr;
-  Id* buffer_ = nullptr;
+  Value* buffer_ = nullptr;
 };
 
 // In each partition, runs of vertices whose lists (raw offsets) and cursors (8 bytes a vertex) fit in
@@ -247,10 +248,14 @@ inline std::vector<BuildRange> cut_ranges(const NumaArray<uint64_t>& raw, const 
   return ranges;
 }
 
-template <class Id>
+// Entry: Id, or NodeWeight<Id> for the weighted CSR (kernel 3 on storage): each entry carries its tuple's
+// weight, the tuples are drawn with their weights from the spec (so no renumbered scratch), and each list keeps
+// its neighbours' lightest copies ordered by weight.
+template <class Id, class Entry = Id>
 CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int parts, const Topology& topo,
                           uint64_t memory_bytes, const BuildProgress& progress = {},
                           ExternalBuildStats* stats = nullptr, bool pmem = false, const Renumbering& renumbering = {}) {
+  constexpr bool kWeighted = !std::is_same_v<Entry, Id>;
   const double t0 = omp_get_wtime();
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
@@ -260,19 +265,20 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   // The scatter's staging buffers come out of the scratch; the range buffer holds at most `chunk` entries;
   // ranges are cut so that entries and cursors fit in the rest.
   const int threads = omp_get_max_threads();
-  const uint64_t stage = RangeScatter<Id>::stage_entries(memory_bytes, threads);
-  memory_bytes -= std::min(memory_bytes, RangeScatter<Id>::bytes_for(stage, threads));
-  const uint64_t chunk = std::min(raw[n], std::max<uint64_t>(memory_bytes / sizeof(Id), 1));
-  if (max_list * sizeof(Id) + 8 > memory_bytes)
+  const uint64_t stage = RangeScatter<Id, Entry>::stage_entries(memory_bytes, threads);
+  memory_bytes -= std::min(memory_bytes, RangeScatter<Id, Entry>::bytes_for(stage, threads));
+  const uint64_t chunk = std::min(raw[n], std::max<uint64_t>(memory_bytes / sizeof(Entry), 1));
+  if (max_list * sizeof(Entry) + 8 > memory_bytes)
     throw Error(fmt::format("building the on-disk CSR needs at least {} of memory for the longest list; {} allowed "
                             "(raise --dram-budget)",
-                            human_bytes(double(max_list * sizeof(Id))), human_bytes(double(memory_bytes))), Error::kFixSaid);
+                            human_bytes(double(max_list * sizeof(Entry))), human_bytes(double(memory_bytes))), Error::kFixSaid);
 
   const Partitioning partitioning = Partitioning::balanced(n, [&](uint64_t v) { return raw[v] + v; }, parts, topo);
   CsrLayout layout;
   layout.graph_hash = source.header_hash();
   layout.scale = source.spec().scale;
   layout.id_bytes = int(sizeof(Id));
+  layout.weighted = kWeighted;
   layout.n = n;
   layout.bounds = partitioning.bounds;
   CsrWriter writer(path, layout, pmem);
@@ -283,17 +289,17 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   // raw offsets (8), duplicate counts (1) and the range marks (1/8): 13.1 bytes a vertex, within the search's 16.
   NumaArray<uint8_t> duplicates(n);
   std::vector<std::pair<uint64_t, uint64_t>> many;
-  const std::vector<BuildRange> ranges = cut_ranges(raw, partitioning, memory_bytes, sizeof(Id));
+  const std::vector<BuildRange> ranges = cut_ranges(raw, partitioning, memory_bytes, sizeof(Entry));
   // Enough range passes repay writing the renumbered tuples once (8 bytes a tuple, read back by each pass). Its
   // block buffers come out of the scratch, not yet allocated (the range passes then use them instead of the
   // tuple stream's).
   std::optional<RenumberedEdges<Id>> renumbered;
   const bool buffers_fit = memory_bytes >= RenumberedEdges<Id>::buffer_bytes(omp_get_max_threads());
-  if (!renumbering.dir.empty() && ranges.size() >= std::max<uint64_t>(renumbering.min_passes, 2) && buffers_fit)
+  if (!kWeighted && !renumbering.dir.empty() && ranges.size() >= std::max<uint64_t>(renumbering.min_passes, 2) && buffers_fit)
     renumbered.emplace(source, label, renumbering.dir, progress);
 
-  NumaArray<Id> buffer(std::max<uint64_t>(chunk, 1));
-  RangeScatter<Id> scattered(stage, threads);
+  NumaArray<Entry> buffer(std::max<uint64_t>(chunk, 1));
+  RangeScatter<Id, Entry> scattered(stage, threads);
   std::optional<RangeMarks> marks;  // passes over the tuples themselves (renumbered ones need no labels)
   if (!renumbered) marks.emplace(n);
   std::vector<uint64_t> cursor;
@@ -307,9 +313,14 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     std::atomic<uint64_t> done{0};
     const std::string phase = fmt::format("pass {} of {} (vertices {}..{})", passes, ranges.size(), lo, hi);
     scattered.start(lo, hi, cursor.data(), buffer.data(), base, raw[hi] - raw[lo]);
-    auto scatter = [&](size_t t, uint64_t a, uint64_t b) {  // t: the calling thread, asked once a block
-      if (a >= lo && a < hi) scattered.add(t, a, Id(b));
-      if (b >= lo && b < hi) scattered.add(t, b, Id(a));
+    auto scatter = [&](size_t t, uint64_t a, uint64_t b, [[maybe_unused]] float w) {  // t: the calling thread
+      if constexpr (kWeighted) {
+        if (a >= lo && a < hi) scattered.add(t, a, Entry{Id(b), w});
+        if (b >= lo && b < hi) scattered.add(t, b, Entry{Id(a), w});
+      } else {
+        if (a >= lo && a < hi) scattered.add(t, a, Id(b));
+        if (b >= lo && b < hi) scattered.add(t, b, Id(a));
+      }
     };
     auto count = [&](uint64_t edges) {
       const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
@@ -319,8 +330,16 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
       renumbered->for_each_block([&](uint64_t, const Id* pairs, uint64_t edges) {
         const size_t t = size_t(omp_get_thread_num());
         for (uint64_t j = 0; j < edges; ++j)
-          if (pairs[2 * j] != pairs[2 * j + 1]) scatter(t, pairs[2 * j], pairs[2 * j + 1]);
+          if (pairs[2 * j] != pairs[2 * j + 1]) scatter(t, pairs[2 * j], pairs[2 * j + 1], 0.0f);
         count(edges);
+      });
+    } else if constexpr (kWeighted) {
+      marks->mark(label, lo, hi);
+      source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
+        const size_t t = size_t(omp_get_thread_num());
+        build_detail::for_each_labelled_if(edges, label, [&](const Edge& e) { return marks->touches(e); },
+                                           [&](size_t j, Id a, Id b) { scatter(t, a, b, weights[j]); });
+        count(edges.size());
       });
     } else {
       marks->mark(label, lo, hi);
@@ -328,12 +347,13 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
         const size_t t = size_t(omp_get_thread_num());
         // Only tuples with an end in the range look up their labels.
         build_detail::for_each_labelled_if(edges, label, [&](const Edge& e) { return marks->touches(e); },
-                                           [&](size_t, Id a, Id b) { scatter(t, a, b); });
+                                           [&](size_t, Id a, Id b) { scatter(t, a, b, 0.0f); });
         count(edges.size());
       });
     }
     scattered.finish();
-    sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
+    if constexpr (kWeighted) sort_and_dedup_lists_by_weight(buffer.data(), raw.data() + lo, hi - lo);
+    else sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
     // Compact the range in place and append it; the cursors, spent, take the range's final offsets.
     const uint64_t kept_total =
         squish_lists(buffer.data(), raw.data() + lo, hi - lo, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t removed) {
@@ -346,14 +366,14 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     if (r + 1 == ranges.size() || ranges[r + 1].part != p) writer.finish_part(p);
   }
   writer.write_meta(&written, sizeof written);  // offsets[n]
-  buffer = NumaArray<Id>();
+  buffer = NumaArray<Entry>();
   raw = NumaArray<uint64_t>();
 
   const NumaArray<Id> to_input = invert_labels(label);
   label = NumaArray<Id>();
   write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), n, many);
   writer.commit(omp_get_wtime() - t0);
-  if (stats) *stats = {passes, std::max<uint64_t>(chunk, 1) * sizeof(Id), renumbered ? renumbered->bytes() : 0};
+  if (stats) *stats = {passes, std::max<uint64_t>(chunk, 1) * sizeof(Entry), renumbered ? renumbered->bytes() : 0};
   return writer.layout();
 }
 

@@ -16,6 +16,25 @@ namespace strata {
 template <class Id, class W = void>
 struct Csr;
 
+// A neighbour and its kernel-3 weight, side by side: an entry of the on-disk weighted CSR and of its edge cache,
+// so a list's tail comes in one read (GAPBS's NodeWeight).
+template <class Id>
+struct NodeWeight {
+  Id v;
+  float w;
+};
+static_assert(sizeof(NodeWeight<uint32_t>) == 8);
+
+// The vertex an adjacency entry names, whether it carries a weight or not.
+template <class Id>
+Id entry_id(Id e) {
+  return e;
+}
+template <class Id>
+Id entry_id(const NodeWeight<Id>& e) {
+  return e.v;
+}
+
 // Unweighted: the ids alone (the BFS's graph).
 template <class Id>
 struct Csr<Id, void> {

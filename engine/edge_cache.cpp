@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "storage/hash.hpp"
@@ -14,17 +15,17 @@ namespace {
 
 // Checks one 4 MiB block of partition p's file (bytes [offset, offset + len)) against its checksum and
 // copies the cached prefixes that fall inside it.
-template <class Id>
-void absorb_block(const Csr<Id>& g, const CsrFiles& files, EdgeCache<Id>& c, int p, uint64_t offset, const char* data,
+template <class Id, class Entry>
+void absorb_block(const Csr<Id>& g, const CsrFiles& files, EdgeCache<Entry>& c, int p, uint64_t offset, const char* data,
                   uint64_t len) {
   const CsrLayout& L = files.layout();
   const uint64_t block = offset / kCsrHashBlock;
   if (xxh3(data, len) != files.block_hash(p, block))
     throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{})", files.adj(p).file.path(),
                             block, offset, offset + len - 1));
-  const uint64_t e0 = L.part_first[p] + offset / sizeof(Id);  // entries [e0, e1) of the global order
-  const uint64_t e1 = std::min(L.part_first[p + 1], e0 + len / sizeof(Id));
-  const Id* ids = reinterpret_cast<const Id*>(data);
+  const uint64_t e0 = L.part_first[p] + offset / sizeof(Entry);  // entries [e0, e1) of the global order
+  const uint64_t e1 = std::min(L.part_first[p + 1], e0 + len / sizeof(Entry));
+  const Entry* ids = reinterpret_cast<const Entry*>(data);
   uint64_t lo = L.bounds[p], hi = L.bounds[p + 1];  // first vertex whose list ends after e0
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
@@ -34,29 +35,38 @@ void absorb_block(const Csr<Id>& g, const CsrFiles& files, EdgeCache<Id>& c, int
   for (uint64_t v = lo; v < L.bounds[p + 1] && g.offsets[v] < e1; ++v) {
     const uint64_t start = g.offsets[v], length = c.index.length(g.offsets[v + 1] - start);
     const uint64_t begin = std::max(start, e0), end = std::min(start + length, e1);
-    if (begin < end) std::memcpy(c.adj.data() + at + (begin - start), ids + (begin - e0), (end - begin) * sizeof(Id));
+    if (begin < end) std::memcpy(c.adj.data() + at + (begin - start), ids + (begin - e0), (end - begin) * sizeof(Entry));
     at += length;
   }
 }
 
-template <class Id>
-EdgeCache<Id> empty_cache(const Csr<Id>& g, uint64_t k, uint64_t hub_degree) {
-  EdgeCache<Id> c;
+template <class Id, class Entry>
+EdgeCache<Entry> empty_cache(const Csr<Id>& g, uint64_t k, uint64_t hub_degree) {
+  EdgeCache<Entry> c;
   c.k = k;
   c.hub_degree = hub_degree;
   c.index = PrefixIndex(g.offsets, g.n, k, hub_degree);
-  c.adj = NumaArray<Id>(c.index.entries());
+  c.adj = NumaArray<Entry>(c.index.entries());
   return c;
+}
+
+// The files hold the entries the cache is of (a weighted CSR's pairs, or ids).
+template <class Id, class Entry>
+void check_entries(const CsrFiles& files) {
+  if (files.layout().weighted != !std::is_same_v<Id, Entry> || files.layout().entry_bytes() != sizeof(Entry))
+    throw Error(fmt::format("internal error: {} holds {}-byte entries, not the {} the cache is of", files.path(),
+                            files.layout().entry_bytes(), sizeof(Entry)));
 }
 
 }  // namespace
 
 // Reads the whole on-disk adjacency once, sequentially (O_DIRECT, 4 MiB requests, each checked against its
 // block checksum -- a corrupted or truncated file is found here, before any search), keeping the prefixes.
-template <class Id>
-EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t k, uint64_t hub_degree,
-                              const std::function<void(uint64_t, uint64_t)>& progress) {
-  EdgeCache<Id> c = empty_cache(g, k, hub_degree);
+template <class Id, class Entry>
+EdgeCache<Entry> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t k, uint64_t hub_degree,
+                                 const std::function<void(uint64_t, uint64_t)>& progress) {
+  check_entries<Id, Entry>(files);
+  EdgeCache<Entry> c = empty_cache<Id, Entry>(g, k, hub_degree);
   const CsrLayout& L = files.layout();
   uint64_t total = 0;
   for (int p = 0; p < L.parts(); ++p) total += L.adj_file_bytes(p);
@@ -82,10 +92,11 @@ EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t 
 }
 
 // The same from mapped partition files (DAX): every block checked in place, in parallel, prefixes copied.
-template <class Id>
-EdgeCache<Id> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, const std::vector<const char*>& mapped,
-                                     uint64_t k, uint64_t hub_degree) {
-  EdgeCache<Id> c = empty_cache(g, k, hub_degree);
+template <class Id, class Entry>
+EdgeCache<Entry> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, const std::vector<const char*>& mapped,
+                                        uint64_t k, uint64_t hub_degree) {
+  check_entries<Id, Entry>(files);
+  EdgeCache<Entry> c = empty_cache<Id, Entry>(g, k, hub_degree);
   const CsrLayout& L = files.layout();
   std::vector<std::pair<int, uint64_t>> blocks;
   for (int p = 0; p < L.parts(); ++p)
@@ -102,12 +113,13 @@ EdgeCache<Id> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, co
 }
 
 
-#define STRATA_EDGE_CACHE(Id)                                                                                     \
-  template EdgeCache<Id> load_edge_cache<Id>(const Csr<Id>&, const CsrFiles&, uint64_t, uint64_t,               \
-                                             const std::function<void(uint64_t, uint64_t)>&);                    \
-  template EdgeCache<Id> load_edge_cache_mapped<Id>(const Csr<Id>&, const CsrFiles&, const std::vector<const char*>&, \
-                                                    uint64_t, uint64_t);
-STRATA_EDGE_CACHE(uint32_t)
-STRATA_EDGE_CACHE(uint64_t)
+#define STRATA_EDGE_CACHE(Id, Entry)                                                                               \
+  template EdgeCache<Entry> load_edge_cache<Id, Entry>(const Csr<Id>&, const CsrFiles&, uint64_t, uint64_t,        \
+                                                       const std::function<void(uint64_t, uint64_t)>&);             \
+  template EdgeCache<Entry> load_edge_cache_mapped<Id, Entry>(const Csr<Id>&, const CsrFiles&,                     \
+                                                              const std::vector<const char*>&, uint64_t, uint64_t);
+STRATA_EDGE_CACHE(uint32_t, uint32_t)
+STRATA_EDGE_CACHE(uint64_t, uint64_t)
+STRATA_EDGE_CACHE(uint32_t, NodeWeight<uint32_t>)
 
 }  // namespace strata

@@ -58,12 +58,13 @@ class PrefixIndex {
   std::vector<uint64_t> base_;
 };
 
-template <class Id>
+// Entry: an id, or (kernel 3 on storage) a NodeWeight: the prefixes of the weighted CSR, light edges first.
+template <class Entry>
 struct EdgeCache {
   uint64_t k = 0;
   uint64_t hub_degree = kNoHubs;
   PrefixIndex index;  // v's cached entries start at index.begin(v) and number index.length(degree(v))
-  NumaArray<Id> adj;
+  NumaArray<Entry> adj;
   uint64_t entries_bytes() const { return adj.bytes(); }
 };
 
@@ -77,11 +78,11 @@ uint64_t cache_entries(const Csr<Id>& g, uint64_t k, uint64_t hub_degree) {
 }
 
 // The largest K whose cache fits in `bytes` (K = the maximum degree means every list is whole); returns
-// false when even K = 0 does not fit (the hubs alone exceed it).
+// false when even K = 0 does not fit (the hubs alone exceed it). entry_bytes: an id's, or an id and weight's.
 template <class Id>
-bool k_for_budget(const Csr<Id>& g, uint64_t bytes, uint64_t hub_degree, uint64_t& k) {
+bool k_for_budget(const Csr<Id>& g, uint64_t bytes, uint64_t hub_degree, uint64_t& k, uint64_t entry_bytes = sizeof(Id)) {
   const uint64_t max_degree = g.n > 0 ? g.degree(0) : 0;  // ids are degree-ordered
-  const uint64_t cap = bytes / sizeof(Id);
+  const uint64_t cap = bytes / entry_bytes;
   if (cache_entries(g, 0, hub_degree) > cap) return false;
   uint64_t lo = 0, hi = max_degree;
   while (lo < hi) {
@@ -96,28 +97,28 @@ bool k_for_budget(const Csr<Id>& g, uint64_t bytes, uint64_t hub_degree, uint64_
 // lists alone do not fit (`whose` hubs: "the" for one process, "this rank's" under mpirun).
 template <class Id>
 uint64_t k_for_budget_or_refuse(const Csr<Id>& g, uint64_t budget, uint64_t io_buffers, uint64_t hub_degree,
-                                const char* whose) {
+                                const char* whose, uint64_t entry_bytes = sizeof(Id)) {
   uint64_t k = 0;
-  if (!k_for_budget(g, budget - io_buffers, hub_degree, k))
+  if (!k_for_budget(g, budget - io_buffers, hub_degree, k, entry_bytes))
     throw Error(fmt::format("--dram-budget {} cannot hold {} hubs' lists (--hub-degree {}): they need {} plus {} of "
                             "I/O buffers",
                             human_bytes(double(budget)), whose, hub_degree,
-                            human_bytes(double(cache_entries(g, 0, hub_degree) * sizeof(Id))),
+                            human_bytes(double(cache_entries(g, 0, hub_degree) * entry_bytes)),
                             human_bytes(double(io_buffers))), Error::kFixSaid);
   return k;
 }
 
 // Reads the whole on-disk adjacency once, sequentially (O_DIRECT, 4 MiB requests, each checked against its
 // block checksum -- a corrupted or truncated file is found here, before any search), keeping the prefixes.
-// Defined in edge_cache.cpp for 32- and 64-bit ids.
-template <class Id>
-EdgeCache<Id> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t k, uint64_t hub_degree,
-                              const std::function<void(uint64_t, uint64_t)>& progress = {});
+// Defined in edge_cache.cpp for 32- and 64-bit ids, and for 32-bit ids with weights (Entry = NodeWeight).
+template <class Id, class Entry = Id>
+EdgeCache<Entry> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64_t k, uint64_t hub_degree,
+                                 const std::function<void(uint64_t, uint64_t)>& progress = {});
 
 // The same from mapped partition files (DAX): every block checked in place, in parallel, prefixes copied.
-template <class Id>
-EdgeCache<Id> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, const std::vector<const char*>& mapped,
-                                     uint64_t k, uint64_t hub_degree);
+template <class Id, class Entry = Id>
+EdgeCache<Entry> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files, const std::vector<const char*>& mapped,
+                                        uint64_t k, uint64_t hub_degree);
 
 // `strata tune`'s sweep: the caches of K = 0, 1, 2, 4, 8, 16 and of the K that fills each 1/steps of `room`
 // bytes, those that fit, smallest first, each larger than the one before.

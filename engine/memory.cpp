@@ -141,13 +141,15 @@ uint64_t validation_batch_bytes(uint64_t n, int id_bytes, int slots) {
   return n * ((b + 7) / 8 * 17 + b * uint64_t(id_bytes));  // a row of levels, parent hashes, seen bits; of parents
 }
 
-uint64_t tiered_state_bytes(uint64_t n, int id_bytes) {
+uint64_t tiered_state_bytes(uint64_t n, int id_bytes, bool sssp) {
   const uint64_t id = uint64_t(id_bytes);
   // Offsets at their least: 2 bytes and a 64-bit base per 64 vertices (the first, long lists take 4 bytes).
-  return n * (2 + id + 1) + 2 * ((n + 63) / 64 * 8) + tiered_search_bytes(n, id_bytes);
+  return n * (2 + id + 1) + 2 * ((n + 63) / 64 * 8) + tiered_search_bytes(n, id_bytes, sssp);
 }
 
-uint64_t tiered_search_bytes(uint64_t n, int id_bytes) {
+uint64_t tiered_search_bytes(uint64_t n, int id_bytes, bool sssp) {
+  // Kernel 3: its search, the tails to read (a bitmap), validation's confirmed byte a vertex.
+  if (sssp) return sssp_search_bytes(n, id_bytes) + (n + 63) / 64 * 8 + n;
   return 2 * n * uint64_t(id_bytes) + 4 * ((n + 63) / 64 * 8);  // parents, output parents; four bitmaps
 }
 

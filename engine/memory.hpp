@@ -24,10 +24,11 @@ uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes);
 // duplicate counts, the edge cache's index (a base per 64 vertices), and tiered_search_bytes. A lower bound
 // (offsets at their 2 bytes a vertex; the hubs' take 4): a run that cannot fit it is refused before its CSR
 // is built, and checked again with the exact figure once the CSR's metadata is loaded.
-uint64_t tiered_state_bytes(uint64_t n, int id_bytes);
+uint64_t tiered_state_bytes(uint64_t n, int id_bytes, bool sssp = false);
 // The search's part: the internal and the output parent arrays (validation's levels reuse the internal one
 // between searches), and four bitmaps: frontier, next frontier, tails to read, tree edges seen (validation).
-uint64_t tiered_search_bytes(uint64_t n, int id_bytes);
+// Kernel 3 (sssp): its search's state and output, the tails to read, validation's confirmed byte a vertex.
+uint64_t tiered_search_bytes(uint64_t n, int id_bytes, bool sssp = false);
 
 // The on-disk CSR build's O(N) besides its scratch (engine/build_csr_files.hpp): labels, 64-bit raw offsets and
 // duplicate counts while it scatters, labels both ways and duplicate counts at the end (13 bytes a vertex with

@@ -4,7 +4,8 @@
 // a bucket's light edges (w < delta) relaxed until it settles, then its heavy edges once. Each vertex's
 // distance and parent are one 64-bit word changed by compare-and-swap, only to a strictly smaller distance:
 // at the end every parent edge is tight (dist[v] == fl32(dist[parent] + w)) and the parents form a tree, with
-// any number of threads (an improvement of u always re-relaxes u's edges).
+// any number of threads (an improvement of u always re-relaxes u's edges). It runs over a weighted source
+// (weighted_sources.hpp): in-core lists, or on storage an edge cache with tails read or mapped.
 #pragma once
 #include <omp.h>
 
@@ -13,10 +14,14 @@
 #include <bit>
 #include <cstdint>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "bfs/tail_reads.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
+#include "sssp/weighted_sources.hpp"
 
 namespace strata {
 
@@ -24,21 +29,44 @@ struct SsspStats {
   uint64_t reached = 0;
   uint64_t buckets = 0;      // buckets settled
   uint64_t relaxations = 0;  // successful ones
+  LevelIo io;                // on storage: the tails read
 };
 
+// What the driver sees of a kernel-3 search, whichever source it runs over: one virtual call per search.
 template <class Id>
-class DeltaStepping {
+class ShortestPaths {
+ public:
+  virtual ~ShortestPaths() = default;
+  // From internal vertex `root`: dist_out[input label] (-1.0f unreached) and parent_out[input label] (the
+  // parent's input label; the root its own; kNoVertex unreached). Resetting and translating are part of it.
+  virtual SsspStats search(Id root, float* dist_out, Id* parent_out) = 0;
+  // The raw degrees (duplicates counted) of the vertices the last search reached: twice its nedge by the
+  // reference's rule, as for BFS (GraphSearch::reached_raw_degree_sum).
+  virtual uint64_t reached_raw_degree_sum() const = 0;
+  // The search's state between searches: 2n int32 of room a validator may use (the next search resets it).
+  virtual std::span<int32_t> idle_memory() = 0;
+  virtual uint64_t state_bytes() const = 0;     // its O(N) arrays
+  virtual uint64_t io_buffer_bytes() const = 0;  // on storage: the tail reads' buffers
+};
+
+template <class Id, class Source = InCoreWeights<Id>>
+class DeltaStepping final : public ShortestPaths<Id> {
   static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
 
  public:
-  // weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
-  DeltaStepping(const Csr<Id>& g, const float* weights, float delta) : g_(g), w_(weights), delta_(delta), state_(g.n) {}
-  DeltaStepping(const Csr<Id, float>& g, float delta) : DeltaStepping(g, g.weights.data(), delta) {}
+  DeltaStepping(const Csr<Id>& g, Source source, float delta)
+      : g_(g), source_(std::move(source)), delta_(delta), state_(g.n) {}
+  // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
+  DeltaStepping(const Csr<Id>& g, const float* weights, float delta)
+    requires std::is_same_v<Source, InCoreWeights<Id>>
+      : DeltaStepping(g, Source(g, weights, delta), delta) {}
+  DeltaStepping(const Csr<Id, float>& g, float delta)
+    requires std::is_same_v<Source, InCoreWeights<Id>>
+      : DeltaStepping(g, g.weights.data(), delta) {}
 
-  // From internal vertex `root`: dist_out[input label] (-1.0f unreached) and parent_out[input label] (the
-  // parent's input label; the root its own; kNoVertex unreached). Resetting and translating are part of it.
-  SsspStats search(Id root, float* dist_out, Id* parent_out) {
+  SsspStats search(Id root, float* dist_out, Id* parent_out) override {
     SsspStats stats;
+    if constexpr (requires { source_.reset(); }) source_.reset();
     const uint64_t n = g_.n;
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
@@ -50,6 +78,9 @@ class DeltaStepping {
       for (; !frontier.empty(); frontier = gather(b)) relax_all(keep_current(frontier, b, settled), stats, /*light=*/true);
       if (!settled.empty()) {
         ++stats.buckets;
+        // A vertex improved again within the bucket came back in a later light round: its heavy edges once.
+        std::sort(settled.begin(), settled.end());
+        settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
         relax_all(settled, stats, /*light=*/false);
       }
       frontier = gather(b);  // not empty: a heavy edge rounded back into this bucket, settle it again
@@ -57,17 +88,23 @@ class DeltaStepping {
       if (frontier.empty()) frontier = gather(b);
     }
     bins_.clear();
+    source_.check();
     translate(dist_out, parent_out, stats);
     return stats;
   }
 
-  uint64_t state_bytes() const { return g_.n * sizeof(uint64_t); }
-  // The search's state between searches: 2n int32 of room a validator may use (the next search resets it).
-  std::span<int32_t> idle_memory() { return {reinterpret_cast<int32_t*>(state_.data()), state_.size() * 2}; }
+  uint64_t state_bytes() const override {
+    uint64_t bytes = g_.n * sizeof(uint64_t);
+    if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
+    return bytes;
+  }
+  uint64_t io_buffer_bytes() const override {
+    if constexpr (requires { source_.io_buffer_bytes(); }) return source_.io_buffer_bytes();
+    return 0;
+  }
+  std::span<int32_t> idle_memory() override { return {reinterpret_cast<int32_t*>(state_.data()), state_.size() * 2}; }
 
-  // The raw degrees (duplicates counted) of the vertices the last search reached: twice its nedge by the
-  // reference's rule, as for BFS (GraphSearch::reached_raw_degree_sum).
-  uint64_t reached_raw_degree_sum() const {
+  uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
     for (uint64_t v = 0; v < g_.n; ++v) sum += state_[v] != kUnreached ? g_.raw_degree(v) : 0;
@@ -117,8 +154,9 @@ class DeltaStepping {
     return true;
   }
 
-  // Relaxes the light (or heavy) edges of every vertex in `from`; each thread files the vertices it improved
-  // in its own bins (no lock, no merge until a bucket is gathered).
+  // Relaxes the light (or heavy) edges of every vertex in `from` (the source's scan, then the tails it
+  // deferred); each thread files the vertices it improved in its own bins (no lock, no merge until a bucket is
+  // gathered).
   void relax_all(const std::vector<Id>& from, SsspStats& stats, bool light) {
     uint64_t improved = 0;
 #pragma omp parallel reduction(+ : improved)
@@ -127,20 +165,36 @@ class DeltaStepping {
 #pragma omp for schedule(dynamic, 64) nowait
       for (size_t i = 0; i < from.size(); ++i) {
         const Id u = from[i];
-        const float du = dist_of(std::atomic_ref(state_[u]).load(std::memory_order_relaxed));
-        const auto ids = g_.neighbors(u);
-        const float* ws = w_ + g_.offsets[u];
-        for (size_t j = 0; j < ids.size(); ++j) {
-          const float nd = du + ws[j];  // float + float: fl32, as the reference relaxes
-          if ((ws[j] < delta_) != light || !improve(ids[j], nd, u)) continue;
-          const uint64_t k = bucket_of(nd);
-          if (k >= bins.size()) bins.resize(k + 1);
-          bins[k].push_back(ids[j]);
-          ++improved;
-        }
+        const float du = distance(u);
+        auto relax = [&](Id v, float w) { improved += relax_edge(u, du, v, w, bins); };
+        source_.scan(u, light, relax);
       }
     }
+    if constexpr (Source::kDefers) {
+      std::vector<uint64_t> counts(bins_.size(), 0);
+      auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+        const size_t t = size_t(omp_get_thread_num());
+        const float du = distance(u);
+        auto relax = [&](Id v, float w) { counts[t] += relax_edge(u, du, v, w, bins_[t]); };
+        sssp_detail::relax_by_weight(first, last, light, delta_, relax);
+      };
+      source_.finish(light, visit, stats.io);
+      for (uint64_t c : counts) improved += c;
+    }
     stats.relaxations += improved;
+  }
+
+  float distance(Id u) const {
+    return dist_of(std::atomic_ref(const_cast<uint64_t&>(state_[u])).load(std::memory_order_relaxed));
+  }
+  // Edge (u, v) of weight w from u at distance du: v improved and filed in its bucket (returns 1), or not.
+  uint64_t relax_edge(Id u, float du, Id v, float w, std::vector<std::vector<Id>>& bins) {
+    const float nd = du + w;  // float + float: fl32, as the reference relaxes
+    if (!improve(v, nd, u)) return 0;
+    const uint64_t k = bucket_of(nd);
+    if (k >= bins.size()) bins.resize(k + 1);
+    bins[k].push_back(v);
+    return 1;
   }
 
   // dist[v] := nd with parent u where nd is strictly smaller (the reference's test).
@@ -167,7 +221,7 @@ class DeltaStepping {
   }
 
   const Csr<Id>& g_;
-  const float* w_;
+  Source source_;
   float delta_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
   std::vector<std::vector<std::vector<Id>>> bins_;  // [thread][bucket]: vertices improved into that bucket

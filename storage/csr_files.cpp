@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,22 +19,30 @@ namespace strata {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'S'};
-constexpr uint32_t kVersion = 1;
+// Version 2 added the entry width and the weighted flag (kernel 3); version 1 (ids only) still reads.
+constexpr uint32_t kVersion = 2;
 constexpr const char* kHeader = "csr.hdr";
 constexpr const char* kMeta = "meta.bin";
 
-struct DiskHeader {
+struct DiskHeaderV1 {
   char magic[8];
   uint32_t version, id_bytes, scale, parts;
   uint64_t graph_hash, n, entries, many_duplicates, meta_hash, hash_block;
   double build_seconds;
   uint64_t header_hash;  // XXH3 of this struct (header_hash = 0) and the arrays that follow
 };
+struct DiskHeader {
+  char magic[8];
+  uint32_t version, id_bytes, scale, parts;
+  uint64_t graph_hash, n, entries, many_duplicates, meta_hash, hash_block;
+  double build_seconds;
+  uint32_t entry_bytes, weighted;  // an adjacency entry's bytes; 1: (id, float weight) pairs, by weight
+  uint64_t header_hash;  // XXH3 of this struct (header_hash = 0) and the arrays that follow
+};
 // Followed by bounds[parts + 1], part_first[parts + 1], then each partition's block hashes.
 
-uint64_t blocks_of(uint64_t bytes) { return (bytes + kCsrHashBlock - 1) / kCsrHashBlock; }
-
-uint64_t hash_all(DiskHeader h, const std::vector<uint64_t>& tail) {
+template <class H>
+uint64_t hash_all(H h, const std::vector<uint64_t>& tail) {
   h.header_hash = 0;
   Xxh3Stream st;
   st.update(&h, sizeof h);
@@ -41,13 +50,49 @@ uint64_t hash_all(DiskHeader h, const std::vector<uint64_t>& tail) {
   return st.digest();
 }
 
+// The header of either version, as version 2 (a version-1 CSR holds ids alone), and its checksum's check.
+DiskHeader read_disk_header(const File& hdr, uint64_t& header_bytes, bool& hash_ok, std::vector<uint64_t>& tail) {
+  DiskHeaderV1 v1;
+  if (hdr.size() < sizeof v1) throw Error(hdr.path() + " is truncated (not a complete Strata CSR header)");
+  hdr.pread_all(&v1, sizeof v1, 0);
+  if (std::memcmp(v1.magic, kMagic, sizeof kMagic) != 0) throw Error(hdr.path() + " has a bad magic: not a Strata CSR");
+  DiskHeader h{};
+  if (v1.version == 1) {
+    header_bytes = sizeof v1;
+  } else if (v1.version == kVersion) {
+    h = read_header<DiskHeader>(hdr, kMagic, kVersion, "Strata CSR");
+    header_bytes = sizeof h;
+  } else {
+    throw Error(fmt::format("{} has format version {}; this build reads versions 1 and {}", hdr.path(), v1.version,
+                            kVersion));
+  }
+  const uint64_t tail_bytes = hdr.size() - header_bytes;
+  if (tail_bytes % 8 != 0 || tail_bytes > (uint64_t(1) << 32)) throw Error(hdr.path() + " is corrupted (impossible size)");
+  tail.resize(tail_bytes / 8);
+  hdr.pread_all(tail.data(), tail.size() * 8, header_bytes);
+  if (v1.version == 1) {
+    hash_ok = hash_all(v1, tail) == v1.header_hash;
+    std::memcpy(&h, &v1, offsetof(DiskHeaderV1, header_hash));
+    h.entry_bytes = v1.id_bytes;
+    h.weighted = 0;
+    h.header_hash = v1.header_hash;
+  } else {
+    hash_ok = hash_all(h, tail) == h.header_hash;
+  }
+  return h;
+}
+
+uint64_t blocks_of(uint64_t bytes) { return (bytes + kCsrHashBlock - 1) / kCsrHashBlock; }
+
 }  // namespace
 
 uint64_t CsrLayout::meta_bytes() const {
   return (n + 1) * 8 + n * uint64_t(id_bytes) + n + 8 + many_duplicates * 16;
 }
 
-std::string CsrFiles::path_for(const std::string& graph_dir, int parts) { return fmt::format("{}/csr-p{}", graph_dir, parts); }
+std::string CsrFiles::path_for(const std::string& graph_dir, int parts, bool weighted) {
+  return fmt::format("{}/csr-{}p{}", graph_dir, weighted ? "w-" : "", parts);
+}
 std::string CsrFiles::adj_name(int p) { return fmt::format("adj.{}.bin", p); }
 
 std::vector<const DirectFile*> CsrFiles::adj_files() const {
@@ -61,15 +106,14 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
   c.path_ = path;
   const std::string hdr_path = path + "/" + kHeader;
   File hdr(hdr_path, O_RDONLY);
-  const DiskHeader h = read_header<DiskHeader>(hdr, kMagic, kVersion, "Strata CSR");
+  uint64_t header_bytes = 0;
+  bool hash_ok = false;
+  std::vector<uint64_t> tail;
+  const DiskHeader h = read_disk_header(hdr, header_bytes, hash_ok, tail);
   // The checksum first: a damaged field (parts, say) must read as damage, not as a truncated file.
-  const uint64_t tail_bytes = hdr.size() - sizeof h;
-  if (tail_bytes % 8 != 0 || tail_bytes > (uint64_t(1) << 32)) throw Error(hdr_path + " is corrupted (impossible size)");
-  std::vector<uint64_t> tail(tail_bytes / 8);
-  hdr.pread_all(tail.data(), tail.size() * 8, sizeof h);
-  if (hash_all(h, tail) != h.header_hash) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
+  if (!hash_ok) throw Error(hdr_path + " is corrupted (header checksum mismatch)");
   if ((h.id_bytes != 4 && h.id_bytes != 8) || h.parts == 0 || h.parts > 4096 || h.hash_block != kCsrHashBlock ||
-      h.n > (uint64_t(1) << 40))
+      h.n > (uint64_t(1) << 40) || h.weighted > 1 || h.entry_bytes != h.id_bytes + 4 * h.weighted)
     throw Error(hdr_path + " is corrupted (impossible layout fields)");
   const uint64_t arrays = 2 * (uint64_t(h.parts) + 1);
   if (tail.size() < arrays) throw Error(hdr_path + " is truncated");
@@ -81,6 +125,7 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
   L.graph_hash = h.graph_hash;
   L.scale = int(h.scale);
   L.id_bytes = int(h.id_bytes);
+  L.weighted = h.weighted != 0;
   L.n = h.n;
   L.entries = h.entries;
   L.many_duplicates = h.many_duplicates;
@@ -158,7 +203,7 @@ void CsrWriter::flush_block(bool last) {
 void CsrWriter::open_part(int part) {
   part_ = part;
   if (pmem_) {
-    mapped_ = PmemMapping::create(dir_.file(CsrFiles::adj_name(part)), align_up(reserved_[part] * uint64_t(layout_.id_bytes)));
+    mapped_ = PmemMapping::create(dir_.file(CsrFiles::adj_name(part)), align_up(reserved_[part] * layout_.entry_bytes()));
     mapped_at_ = 0;
   } else {
     adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
@@ -174,7 +219,7 @@ void CsrWriter::append(int part, const void* ids, uint64_t count) {
     open_part(part_ + 1);
   }
   const char* p = static_cast<const char*>(ids);
-  uint64_t bytes = count * uint64_t(layout_.id_bytes);
+  uint64_t bytes = count * layout_.entry_bytes();
   part_entries_ += count;
   while (bytes > 0) {
     const uint64_t take = std::min<uint64_t>(bytes, kCsrHashBlock - block_.size());
@@ -229,6 +274,8 @@ void CsrWriter::commit(double build_seconds) {
   h.meta_hash = meta_state_.digest();
   h.hash_block = kCsrHashBlock;
   h.build_seconds = build_seconds;
+  h.entry_bytes = uint32_t(layout_.entry_bytes());
+  h.weighted = layout_.weighted;
   std::vector<uint64_t> tail(layout_.bounds);
   tail.insert(tail.end(), layout_.part_first.begin(), layout_.part_first.end());
   for (const auto& hs : hashes_) tail.insert(tail.end(), hs.begin(), hs.end());

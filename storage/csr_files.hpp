@@ -7,6 +7,10 @@
 //                           saturated duplicate counts (count, then (v, count) u64 pairs)
 //   DIR/csr-p<K>/adj.<p>.bin  partition p's neighbour lists, back to back from offset 0, padded with zeros
 //                           to a multiple of 4 KiB (for O_DIRECT); one XXH3 per 4 MiB block in the header
+//   DIR/csr-w-p<K>/         the weighted CSR kernel 3 reads on storage (header version 2, weighted): the same
+//                           meta.bin, and each entry of adj.<p>.bin an (id, float32 weight) pair, every list
+//                           sorted by weight (light edges first: the edge cache holds them), then by id.
+//                           Kernel 2 never reads it, so a BFS-only run costs what it did.
 //
 // Offsets are global entry indices; partition p's lists start at entry part_first[p] of the concatenation.
 // The directory is written under a temporary name and renamed when complete: a crashed build leaves only
@@ -29,6 +33,7 @@ struct CsrLayout {
   uint64_t graph_hash = 0;  // GraphDir::header_hash() of the graph it was built from
   int scale = 0;
   int id_bytes = 4;
+  bool weighted = false;     // entries are (id, float) pairs, lists by weight
   uint64_t n = 0;
   uint64_t entries = 0;      // directed edges after deduplication
   uint64_t many_duplicates = 0;  // vertices whose duplicate count saturates one byte
@@ -37,14 +42,15 @@ struct CsrLayout {
   std::vector<uint64_t> part_first;  // parts + 1 entry bounds: partition p holds [part_first[p], part_first[p+1])
   int parts() const { return int(bounds.size()) - 1; }
   uint64_t meta_bytes() const;
-  uint64_t adj_file_bytes(int p) const { return align_up((part_first[p + 1] - part_first[p]) * uint64_t(id_bytes)); }
+  uint64_t entry_bytes() const { return uint64_t(id_bytes) + (weighted ? 4 : 0); }
+  uint64_t adj_file_bytes(int p) const { return align_up((part_first[p + 1] - part_first[p]) * entry_bytes()); }
 };
 
 inline constexpr uint64_t kCsrHashBlock = uint64_t(4) << 20;
 
 class CsrFiles {
  public:
-  static std::string path_for(const std::string& graph_dir, int parts);
+  static std::string path_for(const std::string& graph_dir, int parts, bool weighted = false);
   static std::string adj_name(int p);
 
   // Opens a built CSR and checks its header against the graph (hash and SCALE); throws Error naming the

@@ -13,11 +13,18 @@
 #include <string>
 #include <limits>
 #include <map>
+#include <optional>
+#include <algorithm>
 #include <queue>
 #include <utility>
 #include <vector>
 
 #include "engine/build_csr.hpp"
+#include "engine/build_csr_files.hpp"
+#include "engine/topology.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/pmem_map.hpp"
+#include "storage/spill_file.hpp"
 #include "sssp/delta_stepping.hpp"
 #include "validate/sssp_validator.hpp"
 #include "generators/edge_stream.hpp"
@@ -239,13 +246,115 @@ TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
   omp_set_num_threads(omp_get_num_procs());
 }
 
-// Each rule, planted: a result that breaks it is refused by that rule.
+// The weighted on-disk CSR (kernel 3 on storage) of SCALE 10, built in `parts` partitions with a small scratch
+// (several range passes), and its O(N) arrays.
+struct StoredWeighted {
+  test::TempDir tmp;
+  std::optional<CsrFiles> files;
+  Csr<uint32_t> meta;
+  explicit StoredWeighted(int parts, uint64_t scratch = uint64_t(64) << 10) {
+    write_graph_dir(Kronecker({10, 16, 2, 3}), tmp / "g", false);
+    const GraphDir dir = GraphDir::open(tmp / "g");
+    const std::string path = CsrFiles::path_for(dir.path(), parts, true);
+    build_csr_files<uint32_t, NodeWeight<uint32_t>>(dir, path, parts, Topology::detect(), scratch);
+    files.emplace(CsrFiles::open(path, dir.header_hash(), 10));
+    meta = load_csr_meta<uint32_t>(*files);
+  }
+  // Every stored entry, by list, read back whole.
+  std::vector<NodeWeight<uint32_t>> entries() const {
+    std::vector<NodeWeight<uint32_t>> all;
+    for (int p = 0; p < files->layout().parts(); ++p) {
+      const uint64_t count = files->layout().part_first[p + 1] - files->layout().part_first[p];
+      AlignedBuffer part(count * 8);  // O_DIRECT: an aligned buffer
+      files->adj(p).file.pread_all(part.data(), part.bytes(), 0);
+      const auto* first = reinterpret_cast<const NodeWeight<uint32_t>*>(part.data());
+      all.insert(all.end(), first, first + count);
+    }
+    return all;
+  }
+};
+
+// The stored lists are the in-core weighted CSR's, each ordered by weight (light edges first), with the same
+// offsets, labels and duplicate counts; so kernel 2's CSR and kernel 3's share their O(N) arrays.
+TEST(WeightedCsrFiles, TheInCoreListsByWeightWithTheSameMetadata) {
+  const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})});
+  for (int parts : {1, 3}) {
+    const StoredWeighted stored(parts);
+    const CsrLayout& L = stored.files->layout();
+    EXPECT_TRUE(L.weighted);
+    EXPECT_EQ(L.entry_bytes(), 8u);
+    ASSERT_EQ(stored.meta.directed_edges(), g.directed_edges());
+    const std::vector<NodeWeight<uint32_t>> es = stored.entries();
+    for (uint64_t v = 0; v < g.n; ++v) {
+      ASSERT_EQ(stored.meta.to_input[v], g.to_input[v]) << v;
+      ASSERT_EQ(stored.meta.raw_degree(v), g.raw_degree(v)) << v;
+      ASSERT_EQ(stored.meta.offsets[v], g.offsets[v]) << v;
+      std::vector<std::pair<uint32_t, float>> want, got;
+      for (uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
+        want.push_back({g.adj[i], g.weights[i]});
+        got.push_back({es[i].v, es[i].w});
+        if (i > g.offsets[v]) {
+          ASSERT_LE(es[i - 1].w, es[i].w) << "list " << v << " is not by weight";
+        }
+      }
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, want) << "list " << v;
+    }
+  }
+}
+
+// Kernel 3 over the stored lists -- an edge cache of K light-first entries with the tails read by io_uring, or
+// read in place from the mapped files -- gives the in-core search's bits, distances and parents alike.
+TEST(WeightedSources, CachedAndStoredListsGiveTheInCoreBits) {
+  const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})});
+  const StoredWeighted stored(3);
+  const Partitioning parts = Partitioning::with_bounds(stored.files->layout().bounds, Topology::detect());
+  std::vector<PmemMapping> maps;
+  std::vector<const NodeWeight<uint32_t>*> mapped;
+  for (int p = 0; p < 3; ++p) {
+    maps.push_back(PmemMapping::open_read(stored.files->path() + "/" + CsrFiles::adj_name(p)));
+    mapped.push_back(reinterpret_cast<const NodeWeight<uint32_t>*>(maps.back().data()));
+  }
+  const IoOptions io{4, 4096, 4096};
+  for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(3), stored.meta.degree(0)}) {
+    const auto cache = load_edge_cache<uint32_t, NodeWeight<uint32_t>>(stored.meta, *stored.files, k, kNoHubs);
+    DeltaStepping<uint32_t> in_core(g, 0.01f);
+    DeltaStepping<uint32_t, WeightsReadTails<uint32_t>> read(
+        stored.meta, WeightsReadTails<uint32_t>(stored.meta, cache, *stored.files, io, parts, 0.01f), 0.01f);
+    DeltaStepping<uint32_t, WeightsInPlace<uint32_t>> in_place(
+        stored.meta, WeightsInPlace<uint32_t>(stored.meta, cache, mapped, *stored.files, 0.01f), 0.01f);
+    for (uint64_t label : {458, 214}) {
+      const uint32_t root = uint32_t(internal_id(g, label));
+      std::vector<float> d0(g.n), d1(g.n), d2(g.n);
+      std::vector<uint32_t> p0(g.n), p1(g.n), p2(g.n);
+      in_core.search(root, d0.data(), p0.data());
+      const SsspStats s1 = read.search(root, d1.data(), p1.data());
+      in_place.search(root, d2.data(), p2.data());
+      ASSERT_EQ(std::memcmp(d0.data(), d1.data(), g.n * 4), 0) << "read tails, K " << k;
+      ASSERT_EQ(std::memcmp(d0.data(), d2.data(), g.n * 4), 0) << "in place, K " << k;
+      EXPECT_EQ(read.reached_raw_degree_sum(), in_core.reached_raw_degree_sum());
+      // Tails are read (each settled vertex's for its heavy edges; light phases read a tail only where the whole
+      // prefix is light), and nothing when the cache holds every list.
+      if (k == stored.meta.degree(0)) EXPECT_EQ(s1.io.edges_storage, 0u);
+      else EXPECT_GT(s1.io.edges_storage, 0u) << "K " << k;
+      const Verdict v = check_sssp_stored<uint32_t>(stored.meta, *stored.files, {label, d1.data(), p1.data(), read.reached_raw_degree_sum() / 2});
+      EXPECT_TRUE(v.valid) << v.message;
+    }
+  }
+}
+
+// Each rule, planted: a result that breaks it is refused by that rule -- against the weighted CSR in DRAM and
+// against the same lists on storage (check_sssp_stored), which must agree.
 class SsspPlanted : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     g = new Csr<uint32_t, float>(build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})}));
+    stored = new StoredWeighted(2);
   }
-  static void TearDownTestSuite() { delete g; }
+  static void TearDownTestSuite() {
+    delete g;
+    delete stored;
+  }
   void SetUp() override {
     dist.resize(g->n);
     parent.resize(g->n);
@@ -254,7 +363,13 @@ class SsspPlanted : public ::testing::Test {
     nedge = sssp.reached_raw_degree_sum() / 2;
     ASSERT_TRUE(verdict().valid) << verdict().message;
   }
-  Verdict verdict() const { return check_sssp<uint32_t>(*g, {root, dist.data(), parent.data(), nedge}); }
+  Verdict verdict() const {
+    const Verdict in_core = check_sssp<uint32_t>(*g, {root, dist.data(), parent.data(), nedge});
+    const Verdict on_disk = check_sssp_stored<uint32_t>(stored->meta, *stored->files, {root, dist.data(), parent.data(), nedge});
+    EXPECT_EQ(on_disk.valid, in_core.valid) << on_disk.message;
+    EXPECT_EQ(on_disk.rule, in_core.rule) << on_disk.message << " / " << in_core.message;
+    return in_core;
+  }
   uint64_t reached_leaf() const {  // a reached vertex that is no one's parent
     std::vector<bool> is_parent(g->n);
     for (uint64_t v = 0; v < g->n; ++v)
@@ -265,6 +380,7 @@ class SsspPlanted : public ::testing::Test {
     return 0;
   }
   static inline Csr<uint32_t, float>* g = nullptr;
+  static inline StoredWeighted* stored = nullptr;
   static constexpr uint64_t root = 458;
   std::vector<float> dist;
   std::vector<uint32_t> parent;

@@ -6,6 +6,7 @@
 #include "bfs/searches.hpp"
 #include "engine/prepare.hpp"
 #include "engine/tier.hpp"
+#include "sssp/delta_stepping.hpp"
 
 namespace strata {
 
@@ -20,6 +21,10 @@ struct InCoreTier {
   template <class Id>
   static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec&, const BfsOptions& bfs) {
     return in_core_search(pg.g, pg.partitioning, bfs);
+  }
+  template <class Id>
+  static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec&, float delta) {
+    return std::make_unique<DeltaStepping<Id>>(pg.g, pg.weights.data(), delta);
   }
 };
 

@@ -7,6 +7,7 @@
 #include "bfs/searches.hpp"
 #include "engine/prepare.hpp"
 #include "engine/tier.hpp"
+#include "sssp/delta_stepping.hpp"
 #include "tiers/tier_ops.hpp"
 
 namespace strata {
@@ -18,6 +19,13 @@ struct OutOfCoreTier : OnStorageKernel1 {
   static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec& spec,
                                                  const BfsOptions& bfs) {
     return out_of_core_search(pg.g, pg.cache, *pg.files, spec.io, pg.partitioning, bfs);
+  }
+  // Kernel 3: the weighted edge cache's light-first prefixes, the tails read like kernel 2's.
+  template <class Id>
+  static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec& spec, float delta) {
+    using Source = WeightsReadTails<Id>;
+    return std::make_unique<DeltaStepping<Id, Source>>(
+        pg.g, Source(pg.g, pg.weighted_cache, *pg.files, spec.io, pg.partitioning, delta), delta);
   }
 };
 

@@ -1,7 +1,7 @@
 // What each tier does, by registration: its kernel 1 (from a graph directory, and from the generator where it
 // needs no directory) and its search over the prepared graph, for 32- and 64-bit ids. A tier is a type with
-// a `static constexpr Tier kTier` and template `prepare` and `search` members (tiers/in_core.hpp is the
-// shortest); make_tier_entry turns it into an entry and register_tier adds it. The drivers find a run's
+// a `static constexpr Tier kTier` and template `prepare` and `search` members, and `sssp` where it runs kernel 3
+// (tiers/in_core.hpp is the shortest); make_tier_entry turns it into an entry and register_tier adds it. The drivers find a run's
 // tier by name (find_tier) and its operations by the tier (tier_ops).
 #pragma once
 #include <memory>
@@ -11,6 +11,7 @@
 
 #include "bfs/graph_search.hpp"
 #include "engine/prepare.hpp"
+#include "sssp/delta_stepping.hpp"
 #include "engine/tier.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/graph_dir.hpp"
@@ -34,6 +35,9 @@ struct TierOps {
   void (*prepare_generated)(PlacedGraph<Id>&, const GeneratedEdges&, const PlacementSpec&, const Topology&,
                             const PhaseProgress&);
   std::unique_ptr<GraphSearch<Id>> (*search)(const PlacedGraph<Id>&, const PlacementSpec&, const BfsOptions&);
+  // Kernel 3 over the prepared weighted graph, with bucket width delta; null where the tier has none (a tier
+  // without an `sssp` member) and for 64-bit ids.
+  std::unique_ptr<ShortestPaths<Id>> (*sssp)(const PlacedGraph<Id>&, const PlacementSpec&, float delta);
 };
 
 struct TierEntry {
@@ -55,6 +59,12 @@ TierOps<Id> make_tier_ops() {
   ops.search = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, const BfsOptions& bfs) {
     return T::template search<Id>(pg, spec, bfs);
   };
+  if constexpr (sizeof(Id) == 4 && requires(const PlacedGraph<Id>& pg, const PlacementSpec& spec) {
+                  T::template sssp<Id>(pg, spec, 1.0f);
+                })
+    ops.sssp = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, float delta) {
+      return T::template sssp<Id>(pg, spec, delta);
+    };
   return ops;
 }
 

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
@@ -27,7 +28,11 @@
 #include <vector>
 
 #include "core/ids.hpp"
+#include "core/error.hpp"
 #include "engine/csr.hpp"
+#include "storage/csr_files.hpp"
+#include "storage/hash.hpp"
+#include "storage/spill_file.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
@@ -41,10 +46,13 @@ struct SsspToCheck {
   uint64_t nedge;  // the search's count, to be confirmed
 };
 
-// weights: one per entry of g's adjacency. spare: room for 2n int32 (R5's words, then R8's walk), e.g. the
-// search's idle state; allocated here when smaller.
-template <class Id>
-Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+namespace sssp_check_detail {
+
+// Rules R1-R8 over a result, R5 on every adjacency entry that `lists` hands out: lists(entry) calls
+// entry(iv, iu, w) for every entry (u of weight w in v's list, internal ids) -- concurrently, once each.
+// spare: room for 2n int32 (R5's words, then R8's walk), e.g. the search's idle state; allocated when smaller.
+template <class Id, class Lists>
+Verdict check(const Csr<Id>& g, Lists&& lists, const SsspToCheck<Id>& s, std::span<int32_t> spare) {
   static_assert(sizeof(Id) == 4, "a distance and a parent share one 64-bit word: 32-bit ids");
   const uint64_t n = g.n;
   const float* dist = s.dist;
@@ -85,37 +93,31 @@ Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>
   auto dist_of = [&](uint64_t iu) { return std::bit_cast<float>(uint32_t(word[iu] >> 32)); };
   auto parent_of = [&](uint64_t iu) { return Id(uint32_t(word[iu])); };
   std::vector<std::atomic<uint8_t>> confirmed(n);  // by internal id
-  uint64_t twice_nedge = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : twice_nedge)
-  for (uint64_t iv = 0; iv < n; ++iv) {
-    const uint64_t v = g.to_input[iv];
-    const bool reached = parent[v] != kNoVertex<Id>;
-    const float dv = dist[v];
-    const auto ids = g.neighbors(iv);
-    const float* ws = weights + g.offsets[iv];
-    for (size_t j = 0; j < ids.size(); ++j) {
-      const uint64_t iu = ids[j];
-      const Id pu = parent_of(iu);
-      if (reached != (pu != kNoVertex<Id>)) [[unlikely]] {
-        fail(5, "edge (" + std::to_string(v) + "," + std::to_string(uint64_t(g.to_input[iu])) +
-                    ") connects visited and unvisited vertices");
-        continue;
-      }
-      if (!reached) continue;
-      const float via = dv + ws[j];  // float + float: fl32, exactly as the reference checks
-      const float du = dist_of(iu);
-      if (pu == Id(v) && du == via) confirmed[iu].store(1, std::memory_order_relaxed);
-      if (via < du) [[unlikely]]
-        fail(5, "triangle rule violated: edge (" + std::to_string(v) + "," + std::to_string(uint64_t(g.to_input[iu])) +
-                    ") of weight " + f(ws[j]) + " gives " + f(via) + " < distance " + f(du));
+  lists([&](uint64_t iv, uint64_t iu, float w) {
+    const Id pv = parent_of(iv), pu = parent_of(iu);
+    const bool reached = pv != kNoVertex<Id>;
+    if (reached != (pu != kNoVertex<Id>)) [[unlikely]] {
+      fail(5, "edge (" + std::to_string(uint64_t(g.to_input[iv])) + "," + std::to_string(uint64_t(g.to_input[iu])) +
+                  ") connects visited and unvisited vertices");
+      return;
     }
-    if (reached) twice_nedge += g.raw_degree(iv);
-  }
+    if (!reached) return;
+    const float via = dist_of(iv) + w;  // float + float: fl32, exactly as the reference checks
+    const float du = dist_of(iu);
+    if (pu == g.to_input[iv] && du == via) confirmed[iu].store(1, std::memory_order_relaxed);
+    if (via < du) [[unlikely]]
+      fail(5, "triangle rule violated: edge (" + std::to_string(uint64_t(g.to_input[iv])) + "," +
+                  std::to_string(uint64_t(g.to_input[iu])) + ") of weight " + f(w) + " gives " + f(via) +
+                  " < distance " + f(du));
+  });
   if (!verdict.valid) return verdict;
-#pragma omp parallel for schedule(static)
+  uint64_t twice_nedge = 0;
+#pragma omp parallel for schedule(static) reduction(+ : twice_nedge)
   for (uint64_t iv = 0; iv < n; ++iv) {
     const uint64_t v = g.to_input[iv];
-    if (parent[v] != kNoVertex<Id> && v != s.root && !confirmed[iv].load(std::memory_order_relaxed)) [[unlikely]]
+    if (parent[v] == kNoVertex<Id>) continue;
+    twice_nedge += g.raw_degree(iv);
+    if (v != s.root && !confirmed[iv].load(std::memory_order_relaxed)) [[unlikely]]
       fail(6, "path to vertex " + std::to_string(v) + " not confirmed from parent " + std::to_string(uint64_t(parent[v])) +
                   " with distance " + f(dist[v]));
   }
@@ -128,6 +130,77 @@ Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>
   if (!validate_detail::tree_levels(n, parent, s.root, level, why))
     fail(8, "the parents form no tree: " + why);
   return verdict;
+}
+
+}  // namespace sssp_check_detail
+
+// Against the weighted CSR in DRAM: weights, one per entry of g's adjacency.
+template <class Id>
+Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+  auto lists = [&](auto&& entry) {
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (uint64_t iv = 0; iv < g.n; ++iv) {
+      const auto ids = g.neighbors(iv);
+      const float* ws = weights + g.offsets[iv];
+      for (size_t j = 0; j < ids.size(); ++j) entry(iv, uint64_t(ids[j]), ws[j]);
+    }
+  };
+  return sssp_check_detail::check<Id>(g, lists, s, spare);
+}
+
+// Against kernel 1's weighted CSR on storage (out-of-core and DAX; g: its O(N) arrays): one pass over its files,
+// each 4 MiB block read with O_DIRECT where it can be and checked against its checksum, blocks in parallel. A
+// storage fault is an Error; an entry that is no vertex id fails the run's validation.
+template <class Id>
+Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToCheck<Id>& s,
+                          std::span<int32_t> spare = {}) {
+  const CsrLayout& L = files.layout();
+  if (!L.weighted || L.entry_bytes() != sizeof(NodeWeight<Id>))
+    throw Error("internal error: kernel 3 checked against an unweighted CSR");
+  std::vector<std::pair<int, uint64_t>> blocks;
+  for (int p = 0; p < L.parts(); ++p)
+    for (uint64_t off = 0; off < L.adj_file_bytes(p); off += kCsrHashBlock) blocks.push_back({p, off});
+  std::atomic<uint64_t> bad{UINT64_MAX};  // the first entry found that is no vertex id
+  auto lists = [&](auto&& entry) {
+    FirstError errors;
+#pragma omp parallel
+    {
+      AlignedBuffer buffer(kCsrHashBlock);
+#pragma omp for schedule(dynamic, 1)
+      for (size_t b = 0; b < blocks.size(); ++b)
+        errors.run([&] {
+          const auto [p, off] = blocks[b];
+          const uint64_t len = std::min(kCsrHashBlock, L.adj_file_bytes(p) - off);
+          files.adj(p).file.pread_all(buffer.data(), len, off);
+          if (xxh3(buffer.data(), len) != files.block_hash(p, off / kCsrHashBlock))
+            throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{}), read by kernel 3's "
+                                    "validation", files.adj(p).file.path(), off / kCsrHashBlock, off, off + len - 1));
+          const uint64_t e0 = L.part_first[p] + off / sizeof(NodeWeight<Id>);
+          const uint64_t e1 = std::min(L.part_first[p + 1], e0 + len / sizeof(NodeWeight<Id>));
+          const NodeWeight<Id>* es = reinterpret_cast<const NodeWeight<Id>*>(buffer.data());
+          uint64_t lo = L.bounds[p], hi = L.bounds[p + 1];  // the first vertex whose list ends after e0
+          while (lo < hi) {
+            const uint64_t mid = lo + (hi - lo) / 2;
+            if (g.offsets[mid + 1] <= e0) lo = mid + 1; else hi = mid;
+          }
+          for (uint64_t iv = lo, e = e0; e < e1; ++e) {
+            while (g.offsets[iv + 1] <= e) ++iv;
+            const NodeWeight<Id>& x = es[e - e0];
+            if (uint64_t(x.v) >= g.n) [[unlikely]] {
+              uint64_t none = UINT64_MAX;
+              bad.compare_exchange_strong(none, e, std::memory_order_relaxed);
+              continue;
+            }
+            entry(iv, uint64_t(x.v), x.w);
+          }
+        });
+    }
+    errors.rethrow();
+  };
+  Verdict v = sssp_check_detail::check<Id>(g, lists, s, spare);
+  if (const uint64_t e = bad.load(); e != UINT64_MAX && (v.valid || v.rule > 5))
+    v = {false, 5, fmt::format("rule R5: adjacency entry {} of {} is no vertex id", e, files.path()), 0};
+  return v;
 }
 
 template <class Id>

@@ -1,0 +1,177 @@
+// Where kernel 3 finds a vertex's weighted edges, one source a tier, so delta-stepping (delta_stepping.hpp) is
+// written once. A source serves a bucket's light edges (w < delta) or its heavy ones:
+//   scan(u, light, relax)      relax(v, w) for the edges of u's list it holds in DRAM or in place
+//   kDefers, finish(light, visit, io)
+//                              the rest of the lists scan marked, read from storage after the scans:
+//                              visit(u, first, last) for each piece of a marked tail (NodeWeight entries)
+//   check()                    throws if an entry read in place was no vertex id (the file changed)
+// In-core, lists are g's (by id) with the weights beside, so each entry is tested. On storage, the weighted CSR
+// orders each list by weight: a bucket's light edges are a list's first entries, which the edge cache holds,
+// so a light phase reads nothing from storage unless a list's whole cached prefix is light; each settled
+// vertex's tail is read once, for its heavy edges.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bfs/tail_reads.hpp"
+#include "core/error.hpp"
+#include "core/ids.hpp"
+#include "engine/csr.hpp"
+#include "engine/edge_cache.hpp"
+#include "engine/topology.hpp"
+#include "storage/csr_files.hpp"
+
+namespace strata {
+
+// In-core: g's lists with a weight per entry beside them.
+template <class Id>
+class InCoreWeights {
+ public:
+  static constexpr bool kDefers = false;
+  InCoreWeights(const Csr<Id>& g, const float* weights, float delta) : g_(g), w_(weights), delta_(delta) {}
+
+  template <class Relax>
+  void scan(Id u, bool light, Relax& relax) const {
+    const auto ids = g_.neighbors(u);
+    const float* ws = w_ + g_.offsets[u];
+    for (size_t j = 0; j < ids.size(); ++j)
+      if ((ws[j] < delta_) == light) relax(ids[j], ws[j]);
+  }
+  template <class Visit>
+  void finish(bool, Visit&, LevelIo&) {}
+  void check() {}
+
+ private:
+  const Csr<Id>& g_;
+  const float* w_;
+  float delta_;
+};
+
+namespace sssp_detail {
+
+// Relaxes the entries of [first, last) that belong to the phase: light ones come first in a list by weight.
+template <class Id, class Relax>
+void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool light, float delta, Relax& relax) {
+  for (; first != last; ++first) {
+    if ((first->w < delta) != light) {
+      if (light) return;  // the rest are heavy
+      continue;
+    }
+    relax(first->v, first->w);
+  }
+}
+
+}  // namespace sssp_detail
+
+// Out-of-core: the weighted edge cache's prefixes in DRAM, the tails read with io_uring in file order
+// (TailReads over the weighted CSR's pairs), every id read from storage range-checked.
+template <class Id>
+class WeightsReadTails {
+ public:
+  static constexpr bool kDefers = true;
+  WeightsReadTails(const Csr<Id>& g, const EdgeCache<NodeWeight<Id>>& cache, const CsrFiles& files,
+                   const IoOptions& io, const Partitioning& parts, float delta)
+      : g_(g), cache_(cache), delta_(delta),
+        reads_(std::make_unique<TailReads<Id, NodeWeight<Id>>>(g, cache.index, files, io, parts, g.n)) {}
+  WeightsReadTails(WeightsReadTails&& o) noexcept
+      : g_(o.g_), cache_(o.cache_), delta_(o.delta_), reads_(std::move(o.reads_)), marked_(o.marked_.load()) {}
+
+  template <class Relax>
+  void scan(Id u, bool light, Relax& relax) {
+    const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
+    const NodeWeight<Id>* prefix = cache_.adj.data() + cache_.index.begin(u, g_.offsets);
+    sssp_detail::relax_by_weight(prefix, prefix + len, light, delta_, relax);
+    // The tail holds heavy edges, and light ones only where the whole prefix is light.
+    if (len < degree && (!light || len == 0 || prefix[len - 1].w < delta_)) {
+      reads_->mark(u);
+      if (!marked_.load(std::memory_order_relaxed)) marked_.store(true, std::memory_order_relaxed);
+    }
+  }
+  template <class Visit>
+  void finish(bool, Visit& visit, LevelIo& io) {
+    if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
+    const uint64_t n = g_.n;
+    reads_->read([&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+      for (const NodeWeight<Id>* e = first; e != last; ++e)
+        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
+      visit(u, first, last);
+      return uint64_t(last - first);
+    }, io);
+  }
+  void reset() {
+    reads_->clear();
+    marked_.store(false, std::memory_order_relaxed);
+  }
+  void check() {}
+  uint64_t io_buffer_bytes() const { return reads_->buffer_bytes(); }
+  uint64_t state_bytes() const { return reads_->mark_bytes(); }
+
+ private:
+  const Csr<Id>& g_;
+  const EdgeCache<NodeWeight<Id>>& cache_;
+  float delta_;
+  std::unique_ptr<TailReads<Id, NodeWeight<Id>>> reads_;
+  std::atomic<bool> marked_{false};  // a tail was marked since the last finish
+};
+
+// DAX: the weighted edge cache's prefixes (if any) in DRAM, the rest of each list read in place from the mapped
+// partition files. An entry that is no vertex id is skipped and reported by check() after the search.
+template <class Id>
+class WeightsInPlace {
+ public:
+  static constexpr bool kDefers = false;
+  WeightsInPlace(const Csr<Id>& g, const EdgeCache<NodeWeight<Id>>& cache, std::vector<const NodeWeight<Id>*> mapped,
+                 const CsrFiles& files, float delta)
+      : g_(g), cache_(cache), mapped_(std::move(mapped)), first_(files.layout().part_first),
+        bounds_(files.layout().bounds), dir_(files.path()), delta_(delta) {}
+  WeightsInPlace(WeightsInPlace&& o) noexcept
+      : g_(o.g_), cache_(o.cache_), mapped_(std::move(o.mapped_)), first_(std::move(o.first_)),
+        bounds_(std::move(o.bounds_)), dir_(std::move(o.dir_)), delta_(o.delta_), bad_(o.bad_.load()) {}
+
+  template <class Relax>
+  void scan(Id u, bool light, Relax& relax) {
+    const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
+    const NodeWeight<Id>* prefix = cache_.adj.data() + (len ? cache_.index.begin(u, g_.offsets) : 0);
+    sssp_detail::relax_by_weight(prefix, prefix + len, light, delta_, relax);
+    if (len == degree || (light && len > 0 && !(prefix[len - 1].w < delta_))) return;
+    int p = 0;
+    while (u >= bounds_[p + 1]) ++p;
+    const NodeWeight<Id>* list = mapped_[p] + (g_.offsets[u] - first_[p]);
+    for (const NodeWeight<Id>* e = list + len; e != list + degree; ++e)
+      if (e->v >= g_.n) [[unlikely]] {
+        const NodeWeight<Id>* none = nullptr;
+        bad_.compare_exchange_strong(none, e, std::memory_order_relaxed);
+        return;
+      }
+    sssp_detail::relax_by_weight(list + len, list + degree, light, delta_, relax);
+  }
+  template <class Visit>
+  void finish(bool, Visit&, LevelIo&) {}
+  void check() {
+    const NodeWeight<Id>* at = bad_.exchange(nullptr, std::memory_order_relaxed);
+    if (!at) return;
+    for (size_t p = 0; p < mapped_.size(); ++p)
+      if (at >= mapped_[p] && at < mapped_[p] + (first_[p + 1] - first_[p]))
+        throw Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file "
+                                "changed after it was checked at load); remove {} to rebuild it",
+                                dir_, CsrFiles::adj_name(int(p)), uint64_t(at - mapped_[p]) * sizeof(*at),
+                                uint64_t(at->v), dir_), Error::kFixSaid);
+    throw Error("internal error: a weighted adjacency entry is no vertex id");
+  }
+
+ private:
+  const Csr<Id>& g_;
+  const EdgeCache<NodeWeight<Id>>& cache_;
+  std::vector<const NodeWeight<Id>*> mapped_;
+  std::vector<uint64_t> first_, bounds_;
+  std::string dir_;
+  float delta_;
+  std::atomic<const NodeWeight<Id>*> bad_{nullptr};
+};
+
+}  // namespace strata

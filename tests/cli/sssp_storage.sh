@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Kernel 3 on storage (--placement out-of-core and dax): the weighted on-disk CSR (csr-w-p<K>) built once and
+# reused, SSSP.md's vectors bit for bit for any edge cache, partition count and bucket width, every search
+# validated against the stored lists, a planted wrong distance and a damaged file caught, the refusals.
+source "$(dirname "$0")/lib.sh"
+
+source "$(dirname "$0")/sssp_vectors.sh"
+"$strata" generate --scale 10 --seed 2,3 --out "$tmp/g10" 2>/dev/null
+"$strata" generate --scale 12 --seed 2,3 --out "$tmp/g12" --no-tuples 2>/dev/null  # the tuples (and weights) regenerated
+
+# Every cache size (none, a few entries, whole lists), several partitions, both tiers: the same bits.
+run_case() {  # run_case NAME SCALE PLACEMENT ARGS...
+  local name=$1 scale=$2 placement=$3
+  shift 3
+  "$strata" run --graph "$tmp/g$scale" --roots 4 --kernel sssp --placement "$placement" "$@" --json "$tmp/$name.json" \
+    >"$tmp/$name.txt" 2>"$tmp/$name.err"
+  expect "$name: exit 0" test $? -eq 0
+  expect "$name: SSSP.md's distances, bit for bit" check_vectors "$scale" "$tmp/$name.json" "$placement"
+  expect "$name: kernel 3 alone" python3 -c "import json; assert json.load(open('$tmp/$name.json'))['kernel'] == 'sssp'"
+}
+run_case ooc10 10 out-of-core --dram-budget 40M
+expect "the weighted CSR is built beside the graph, apart from kernel 2's" bash -c "test -f '$tmp/g10/csr-w-p1/csr.hdr' && ! test -e '$tmp/g10/csr-p1'"
+expect "weighted header: version 2, 8-byte entries, weighted" python3 -c "
+import struct; h = open('$tmp/g10/csr-w-p1/csr.hdr', 'rb').read(96)
+assert struct.unpack('<I', h[8:12])[0] == 2, 'version'
+assert struct.unpack('<II', h[80:88]) == (8, 1), struct.unpack('<II', h[80:88])"
+run_case ooc10_k0 10 out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 4K
+run_case ooc12_k2_p3 12 out-of-core --dram-budget 40M --on-mem-edges 2 --numa-nodes 3 --delta 0.05
+run_case ooc12_hubs 12 out-of-core --dram-budget 40M --on-mem-edges 1 --hub-degree 64 --threads 1
+run_case dax10 10 dax
+run_case dax12_k1_p2 12 dax --on-mem-edges 1 --numa-nodes 2
+expect "out-of-core: the reads it made are in the JSON" python3 -c "
+import json; s = json.load(open('$tmp/ooc10_k0.json'))['sssp_searches'][0]
+assert s['bytes_read'] > 0 and s['io_requests'] > 0 and s['edges_storage'] > 0, s"
+expect "reused: the second run builds nothing" python3 -c "
+import json; j = json.load(open('$tmp/ooc10_k0.json')); assert j['csr_reused'] is True, j['csr_reused']"
+expect "the validation line names the stored lists" grep -q "^validation: every SSSP search checked by rules R1-R7 and a parent-cycle check in one pass over kernel 1's weighted on-disk CSR" "$tmp/ooc10.txt"
+"$strata" run --graph "$tmp/g10" --roots 2 --kernel sssp --placement out-of-core --dram-budget 40M --on-mem-edges 1 --trace >/dev/null 2>"$tmp/tr.err"
+expect "trace: the tails read" grep -qE "^trace: sssp search 0 root 458 .* storage_edges [0-9]+ bytes_read [0-9]+ io_requests [0-9]+$" "$tmp/tr.err"
+
+# A planted wrong distance is caught against the stored lists.
+"$strata" run --graph "$tmp/g10" --roots 4 --kernel sssp --placement out-of-core --dram-budget 40M --debug-corrupt-sssp 1 \
+  >"$tmp/bad.txt" 2>/dev/null
+expect "planted distance on storage: exit 1" test $? -eq 1
+expect "planted distance on storage: rule named" grep -qE "^validation failed for SSSP search 1 \(root 214\): rule R5" "$tmp/bad.txt"
+
+# A damaged weighted CSR: found when the cache loads, before any search; named with the way to rebuild.
+cp -r "$tmp/g10" "$tmp/d10"
+printf 'X' | dd of="$tmp/d10/csr-w-p1/adj.0.bin" bs=1 seek=5000 conv=notrunc status=none
+expect_error "damaged weighted adjacency" "$tmp/d10/csr-w-p1/adj.0.bin is corrupted: checksum mismatch in block 0" \
+  "$strata" run --graph "$tmp/d10" --roots 2 --kernel sssp --placement out-of-core --dram-budget 40M
+truncate -s 4096 "$tmp/d10/csr-w-p1/adj.0.bin"
+expect_error "truncated weighted adjacency" "$tmp/d10/csr-w-p1/adj.0.bin has 4096 bytes" \
+  "$strata" run --graph "$tmp/d10" --roots 2 --kernel sssp --placement dax
+
+# An unweighted CSR where the weighted one belongs (or the reverse) is refused by name.
+rm -rf "$tmp/d10/csr-w-p1" && cp -r "$tmp/g10/csr-w-p1" "$tmp/d10/csr-p1"
+expect_error "weights where kernel 2's ids belong" "$tmp/d10/csr-p1 holds weights where ids alone belong" \
+  "$strata" run --graph "$tmp/d10" --roots 2 --placement out-of-core --dram-budget 40M
+
+# Refused before work, one line each.
+expect_error "both kernels on storage" "--kernel both on --placement out-of-core: kernel 3 reads the weighted on-disk CSR" \
+  "$strata" run --graph "$tmp/g10" --kernel both --placement out-of-core
+expect_error "compare both with a storage tier" "compare --kernel both: out-of-core runs kernel 2 and kernel 3 on different on-disk CSRs" \
+  "$strata" compare --graph "$tmp/g10" --kernel both
+
+# compare --kernel sssp: a row per placement, each validated and equal in its bits.
+"$strata" compare --graph "$tmp/g10" --roots 2 --kernel sssp --dram-budget 40M --json "$tmp/cmp.json" >"$tmp/cmp.txt" 2>/dev/null
+expect "compare --kernel sssp: exit 0" test $? -eq 0
+expect "compare: sssp rows for every placement" bash -c "grep -qE '^in-core sssp ' '$tmp/cmp.txt' && grep -qE '^out-of-core sssp ' '$tmp/cmp.txt' && grep -qE '^dax sssp ' '$tmp/cmp.txt'"
+
+finish
