@@ -72,6 +72,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
     state_[root] = pack(0.0f, root);
     bins_.assign(size_t(omp_get_max_threads()), {});
+    due_.assign(bins_.size(), {});
     std::vector<Id> frontier{root};
     for (uint64_t b = 0;;) {
       std::vector<Id> settled;  // every vertex the bucket held, for its heavy edges
@@ -83,11 +84,13 @@ class DeltaStepping final : public ShortestPaths<Id> {
         settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
         relax_all(settled, stats, /*light=*/false);
       }
-      frontier = gather(b);  // not empty: a heavy edge rounded back into this bucket, settle it again
-      if (frontier.empty() && !next_bucket(b)) break;
-      if (frontier.empty()) frontier = gather(b);
+      // The next bucket to settle: b again where a heavy edge rounded back into it, else the first holding
+      // entries, once every tail due by then has been read.
+      if (!next_bucket(b, stats)) break;
+      frontier = gather(b);
     }
     bins_.clear();
+    due_.clear();
     source_.check();
     translate(dist_out, parent_out, stats);
     return stats;
@@ -140,48 +143,95 @@ class DeltaStepping final : public ShortestPaths<Id> {
       }
     return all;
   }
-  // The next bucket after b that some thread's bins hold entries of; false when none is left.
-  bool next_bucket(uint64_t& b) const {
+  // The first bucket from `from` on that some thread's lists hold entries of (UINT64_MAX: none).
+  static uint64_t first_filled(const std::vector<std::vector<std::vector<Id>>>& lists, uint64_t from) {
     uint64_t next = UINT64_MAX;
-    for (const auto& bins : bins_)
-      for (uint64_t k = b + 1; k < std::min<uint64_t>(bins.size(), next); ++k)
-        if (!bins[k].empty()) {
+    for (const auto& per_thread : lists)
+      for (uint64_t k = from; k < std::min<uint64_t>(per_thread.size(), next); ++k)
+        if (!per_thread[k].empty()) {
           next = k;
           break;
         }
-    if (next == UINT64_MAX) return false;
-    b = next;
-    return true;
+    return next;
+  }
+  // The next bucket from b on (b itself if entries came back into it); false when none is left. Once a deferred
+  // tail is due at or before it, every deferred tail is read (reading one early is always correct: its vertex is
+  // settled), so a pass over the files serves as many buckets as the lightest tail weight spans -- 1649
+  // requests a search became 481 at SCALE 18 (reading only those due made as many passes as buckets). Their
+  // edges may fill an earlier bucket, so it is looked for again.
+  bool next_bucket(uint64_t& b, SsspStats& stats) {
+    for (;;) {
+      const uint64_t next = first_filled(bins_, b);
+      if constexpr (Source::kDefers) {
+        if (const uint64_t due = first_filled(due_, b); due != UINT64_MAX && due <= next) {
+          read_all_due(stats);
+          continue;
+        }
+      }
+      if (next == UINT64_MAX) return false;
+      b = next;
+      return true;
+    }
   }
 
-  // Relaxes the light (or heavy) edges of every vertex in `from` (the source's scan, then the tails it
-  // deferred); each thread files the vertices it improved in its own bins (no lock, no merge until a bucket is
-  // gathered).
+  // Reads every deferred tail and relaxes their heavy edges.
+  void read_all_due(SsspStats& stats) {
+    for (auto& per_thread : due_) {
+      for (const std::vector<Id>& due : per_thread)
+        for (Id u : due) source_.mark(u);
+      per_thread.clear();
+    }
+    uint64_t improved = 0;
+    read_marked(/*light=*/false, stats, improved);
+    stats.relaxations += improved;
+  }
+
+  // Relaxes the light (or heavy) edges of every vertex in `from`; each thread files the vertices it improved
+  // in its own bins (no lock, no merge until a bucket is gathered). A source with tails on storage (kDefers)
+  // marks the tails a light round needs, read at once; a tail's heavy edges are filed instead by the first
+  // bucket they can reach -- its lightest weight is at least its prefix's last (lists by weight), so
+  // fl32(du + w) lands no earlier than bucket_of(fl32(du + floor)) -- and read with every other deferred tail
+  // when the first falls due (read_all_due): many buckets' tails in one pass in file order, not a few pages a
+  // bucket.
   void relax_all(const std::vector<Id>& from, SsspStats& stats, bool light) {
     uint64_t improved = 0;
 #pragma omp parallel reduction(+ : improved)
     {
-      std::vector<std::vector<Id>>& bins = bins_[size_t(omp_get_thread_num())];
+      const size_t t = size_t(omp_get_thread_num());
+      std::vector<std::vector<Id>>& bins = bins_[t];
 #pragma omp for schedule(dynamic, 64) nowait
       for (size_t i = 0; i < from.size(); ++i) {
         const Id u = from[i];
         const float du = distance(u);
         auto relax = [&](Id v, float w) { improved += relax_edge(u, du, v, w, bins); };
-        source_.scan(u, light, relax);
+        if constexpr (Source::kDefers) {
+          const float floor = source_.scan(u, light, relax);
+          if (floor >= 0.0f) {
+            const uint64_t k = bucket_of(du + floor);
+            if (k >= due_[t].size()) due_[t].resize(k + 1);
+            due_[t][k].push_back(u);
+          }
+        } else {
+          source_.scan(u, light, relax);
+        }
       }
     }
-    if constexpr (Source::kDefers) {
-      std::vector<uint64_t> counts(bins_.size(), 0);
-      auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
-        const size_t t = size_t(omp_get_thread_num());
-        const float du = distance(u);
-        auto relax = [&](Id v, float w) { counts[t] += relax_edge(u, du, v, w, bins_[t]); };
-        sssp_detail::relax_by_weight(first, last, light, delta_, relax);
-      };
-      source_.finish(light, visit, stats.io);
-      for (uint64_t c : counts) improved += c;
-    }
+    if constexpr (Source::kDefers)
+      if (light) read_marked(light, stats, improved);
     stats.relaxations += improved;
+  }
+
+  // The marked tails read (kDefers) and their light or heavy edges relaxed.
+  void read_marked(bool light, SsspStats& stats, uint64_t& improved) {
+    std::vector<uint64_t> counts(bins_.size(), 0);
+    auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+      const size_t t = size_t(omp_get_thread_num());
+      const float du = distance(u);
+      auto relax = [&](Id v, float w) { counts[t] += relax_edge(u, du, v, w, bins_[t]); };
+      sssp_detail::relax_by_weight(first, last, light, delta_, relax);
+    };
+    source_.finish(light, visit, stats.io);
+    for (uint64_t c : counts) improved += c;
   }
 
   float distance(Id u) const {
@@ -225,6 +275,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   float delta_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
   std::vector<std::vector<std::vector<Id>>> bins_;  // [thread][bucket]: vertices improved into that bucket
+  std::vector<std::vector<std::vector<Id>>> due_;   // [thread][bucket]: kDefers, tails to read by that bucket
 };
 
 }  // namespace strata

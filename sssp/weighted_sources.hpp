@@ -1,15 +1,18 @@
 // Where kernel 3 finds a vertex's weighted edges, one source a tier, so delta-stepping (delta_stepping.hpp) is
 // written once. A source serves a bucket's light edges (w < delta) or its heavy ones:
 //   scan(u, light, relax)      relax(v, w) for the edges of u's list it holds in DRAM or in place
-//   kDefers, finish(light, visit, io)
-//                              the rest of the lists scan marked, read from storage after the scans:
-//                              visit(u, first, last) for each piece of a marked tail (NodeWeight entries)
+//   kDefers                    the rest of a list (its tail) is on storage; then scan returns, for a heavy
+//                              round, the least weight u's tail can hold (-1: nothing left to read), and
+//                              marks the tails a light round needs at once; and:
+//     mark(u)                  marks u's tail to read (the search's deferred tails, when due)
+//     finish(light, visit, io) reads the marked tails: visit(u, first, last) for each piece of one
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
 // In-core, lists are g's (by id) with the weights beside, so each entry is tested. On storage, the weighted CSR
 // orders each list by weight: a bucket's light edges are a list's first entries, which the edge cache holds,
 // so a light phase reads nothing from storage unless a list's whole cached prefix is light; each settled
 // vertex's tail is read once, for its heavy edges.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -82,15 +85,21 @@ class WeightsReadTails {
       : g_(o.g_), cache_(o.cache_), delta_(o.delta_), reads_(std::move(o.reads_)), marked_(o.marked_.load()) {}
 
   template <class Relax>
-  void scan(Id u, bool light, Relax& relax) {
+  float scan(Id u, bool light, Relax& relax) {
     const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
     const NodeWeight<Id>* prefix = cache_.adj.data() + cache_.index.begin(u, g_.offsets);
     sssp_detail::relax_by_weight(prefix, prefix + len, light, delta_, relax);
-    // The tail holds heavy edges, and light ones only where the whole prefix is light.
-    if (len < degree && (!light || len == 0 || prefix[len - 1].w < delta_)) {
-      reads_->mark(u);
-      if (!marked_.load(std::memory_order_relaxed)) marked_.store(true, std::memory_order_relaxed);
-    }
+    if (len == degree) return -1.0f;
+    // The tail holds light edges only where the whole prefix is light; its heavy ones weigh at least the
+    // prefix's last (and delta).
+    const float last = len > 0 ? prefix[len - 1].w : 0.0f;
+    if (!light) return std::max(last, delta_);
+    if (last < delta_) mark(u);
+    return -1.0f;
+  }
+  void mark(Id u) {
+    reads_->mark(u);
+    if (!marked_.load(std::memory_order_relaxed)) marked_.store(true, std::memory_order_relaxed);
   }
   template <class Visit>
   void finish(bool, Visit& visit, LevelIo& io) {
