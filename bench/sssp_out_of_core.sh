@@ -17,7 +17,8 @@ source "$(dirname "$0")/common.sh"
 roots=${ROOTS:-8} slack=$((${SLACK_MB:-96} << 20)) cap_pct=${CAP:-25} per_vertex=${STATE_BYTES:-28}
 scales=("${@:-24}")
 delta=(); [[ -n ${DELTA:-} ]] && delta=(--delta "$DELTA")
-image_size=$(( (1 << ${SIZE_SCALE:-$(printf '%s\n' "${scales[@]}" | sort -n | tail -1)}) * 16 * 2 * 8 + (1 << ${SIZE_SCALE:-24}) * 16 * 8 + (2 << 30) ))
+top=${SIZE_SCALE:-$(printf '%s\n' "${scales[@]}" | sort -n | tail -1)}
+image_size=$(( (1 << top) * 16 * (2 * 8 + 16) + (2 << 30) ))  # the weighted CSR, the stored tuples, room
 source "$(dirname "$0")/loopfs.sh"
 
 echo "scale,cap_pct,cap_bytes,dram_budget_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,uncached_bytes,sssp_TEPS,in_core_sssp_TEPS,ratio_to_in_core,bytes_read_per_search,storage_entries_per_search,cgroup_peak_bytes,delta,runs,roots"
