@@ -302,7 +302,7 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& f) {
 
 // --kernel of compare and tune (run words its help its own way), and its check for all three.
 void add_kernel_flag(CLI::App* cmd, std::string& kernel) {
-  cmd->add_option("--kernel", kernel, "bfs (kernel 2), sssp (kernel 3) or both (both: in-core)")->capture_default_str();
+  cmd->add_option("--kernel", kernel, "bfs (kernel 2), sssp (kernel 3) or both")->capture_default_str();
 }
 KernelSet kernel_set(const std::string& name) {
   const auto kernels = KernelSet::from_name(name);
@@ -324,8 +324,7 @@ CLI::App* add_run(CLI::App& app, RunFlags& f) {
   auto* run = app.add_subcommand("run", "a Graph500 run (BFS, SSSP or both): construction, searches, validation, statistics");
   add_spec_flags(run, f.spec, false);
   run->add_option("--kernel", f.kernel,
-                  "bfs (kernel 2), sssp (kernel 3: float32 shortest paths) or both (in-core), on one graph and the "
-                  "same roots")
+                  "bfs (kernel 2), sssp (kernel 3: float32 shortest paths) or both, on one graph and the same roots")
       ->capture_default_str();
   run->add_option("--delta", f.cfg.delta, "kernel 3's delta-stepping bucket width (the distances do not depend on it)")
       ->capture_default_str()->check(CLI::Range(1e-5, 1e9));  // narrower: a bucket a 1e-5 of distance, too many
@@ -497,10 +496,6 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   for (const std::string& name : split_commas(f.placements)) {
     const Tier* tier = find_tier(name);
     if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));
-    if (cmp.run.kernels.sssp && cmp.run.kernels.bfs && tier->on_storage)
-      throw Error(fmt::format("compare --kernel both: {} runs kernel 2 and kernel 3 on different on-disk CSRs; compare "
-                              "--kernel bfs and --kernel sssp one after the other, or leave {} out of --placements",
-                              name, name));
     cmp.placements.push_back(tier);
   }
   if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
@@ -542,10 +537,9 @@ int check_and_tune(TuneFlags& f) {
     throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", f.placement));
   tune.run.place.tier = tier;
   tune.run.kernels = kernel_set(f.kernel);
-  if (tune.run.kernels.sssp)
-    throw Error(fmt::format("tune --kernel {}: kernel 3 runs in-core only in this version, and tune sweeps the edge "
-                            "cache of --placement out-of-core or dax",
-                            f.kernel));
+  if (tune.run.kernels.sssp && tune.run.kernels.bfs)
+    throw Error("tune --kernel both: tune sweeps one kernel's edge cache; tune --kernel bfs and --kernel sssp one after "
+                "the other");
   tune.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
   return run_tune(tune);
 }

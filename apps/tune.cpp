@@ -1,6 +1,7 @@
 // `strata tune`: sweeps the edge-cache size from nothing to the DRAM budget (K = 0, 1, 2, 4, 8, 16 where
 // they fit, and the K that fills each 1/steps of the budget), one validated run per point; writes a CSV
-// and a plot of TEPS against DRAM, and recommends the smallest cache within 5% of the best TEPS.
+// and a plot of TEPS against DRAM, and recommends the smallest cache within 5% of the best TEPS. Kernel 2's
+// cache (ids) or kernel 3's (--kernel sssp: the weighted CSR's light-first prefixes, 8 bytes an entry).
 #include <fcntl.h>
 #include <fmt/format.h>
 
@@ -52,9 +53,12 @@ struct Point {
 // The sweep's points: from the on-disk CSR's degrees (engine/edge_cache.hpp's cache_sweep).
 std::vector<Point> plan(const RunConfig& run, int parts, uint64_t room, int steps) {
   const GraphDir dir = GraphDir::open(run.graph_dir);
-  const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts), dir.header_hash(), dir.spec().scale);
-  const std::vector<CacheStep> sweep = files.layout().id_bytes == 4 ? cache_sweep(load_csr_meta<uint32_t>(files), room, steps)
-                                                                     : cache_sweep(load_csr_meta<uint64_t>(files), room, steps);
+  const bool weighted = run.kernels.sssp;
+  const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts, weighted), dir.header_hash(), dir.spec().scale);
+  const uint64_t entry = files.layout().entry_bytes();
+  const std::vector<CacheStep> sweep = files.layout().id_bytes == 4
+                                           ? cache_sweep(load_csr_meta<uint32_t>(files), room, steps, entry)
+                                           : cache_sweep(load_csr_meta<uint64_t>(files), room, steps, entry);
   std::vector<Point> points;
   for (const CacheStep& c : sweep) points.push_back({c.k, c.bytes});
   return points;
@@ -87,11 +91,11 @@ void plot_tune(const std::string& path, const std::vector<Point>& points, const 
   for (const Point& p : points) data += fmt::format("{:.6g} {:.6g} {}\n", double(p.peak) / (1 << 20), p.teps / 1e9, p.k);
   const std::string script = fmt::format(
       "set terminal pngcairo size 900,550 font \",11\"\nset output $png\n"
-      "set title \"{}: harmonic-mean TEPS against DRAM ({} roots; labels: on-mem-edges K)\"\n"
+      "set title \"{} {}: harmonic-mean TEPS against DRAM ({} roots; labels: on-mem-edges K)\"\n"
       "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
       "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
       "with labels offset 0,1\n",
-      run.place.tier->name, run.roots);
+      run.place.tier->name, run.kernels.sssp ? "SSSP" : "BFS", run.roots);
   plot_png(path, script, data);
 }
 
@@ -114,12 +118,14 @@ int run_tune(const TuneConfig& cfg) {
     const RunResult r = run_graph500(run);
     p.peak = peak_rss();
     if (!r.ok()) throw Error(fmt::format("tune: the run with --on-mem-edges {} failed validation: {}", p.k, r.failure));
-    p.teps = r.statistic("bfs_harmonic_mean_TEPS");
+    p.teps = r.statistic(run.kernels.sssp ? "sssp_harmonic_mean_TEPS" : "bfs_harmonic_mean_TEPS");
     p.cache_bytes = r.dram.edge_cache;
     p.dram_bytes = r.dram_bytes;
     p.valid = true;
-    // DAX: the bytes loaded from the mapping (entries of the graph's id width).
+    // DAX: the bytes loaded from the mapping (entries of the graph's id width; kernel 3's are read in place and
+    // not counted).
     for (const SearchStats& s : r.search_stats) p.bytes_read += dax ? s.io.edges_storage * r.id_bytes : s.io.bytes_read;
+    for (const SsspStats& s : r.sssp_stats) p.bytes_read += s.io.bytes_read;
   };
   Point first{0, 0};
   {

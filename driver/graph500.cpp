@@ -31,6 +31,7 @@ PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
   spec.parts = parts;
   spec.weighted = cfg.kernels.sssp;
+  spec.ids = cfg.kernels.bfs;
   spec.threads = omp_get_max_threads();
   return spec;
 }
@@ -177,11 +178,13 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   const bool packed = r.validate && r.validation.method == ValidationMethod::kTuples && r.validate_batch > 1;
   const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
   if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
-  if (pg.report.tier->on_storage && bfs)  // what is allocated: graph metadata, cache index, search, output
-    r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits;
-  else if (pg.report.tier->on_storage && sssp)  // kernel 3: its state, distances and parents out, confirmed bytes
-    r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + sssp->state_bytes() + pg.g.n * (4 + sizeof(Id) + 1);
-  r.io_buffer_bytes = bfs ? bfs->io_buffer_bytes() : sssp ? sssp->io_buffer_bytes() : 0;
+  // On storage, what is allocated: graph metadata, cache index, and the larger kernel's search and output (kernel
+  // 2's pages are given back before kernel 3's are touched); kernel 3's output is distances and parents, and
+  // validation's confirmed byte a vertex.
+  const uint64_t kernel2 = bfs ? bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits : 0;
+  const uint64_t kernel3 = sssp ? sssp->state_bytes() + pg.g.n * (4 + sizeof(Id) + 1) : 0;
+  if (pg.report.tier->on_storage) r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + std::max(kernel2, kernel3);
+  r.io_buffer_bytes = std::max(bfs ? bfs->io_buffer_bytes() : 0, sssp ? sssp->io_buffer_bytes() : 0);
   r.registered_buffers = bfs && bfs->registered_buffers();
   // A lent edge cache is given back to the pass: the larger of the two is the peak.
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
@@ -209,6 +212,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
     if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
     if (bfs && cfg.kernels.sssp) bfs->release_idle_memory();
     if (cfg.kernels.sssp && r.ok()) {
+      load_kernel3_cache(pg, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
       sssp = make_sssp(pg, cfg);
       run_sssp_searches(r, cfg, pg, *sssp, roots, internal, hooks);
     }
@@ -272,10 +276,6 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   const bool in_core = !tier.on_storage;
   if (cfg.kernels.sssp && !tier_ops<uint32_t>(tier).sssp)
     throw Error(fmt::format("kernel 3 (--kernel {}) does not run on --placement {}", cfg.kernels.name(), tier.name));
-  if (cfg.kernels.sssp && cfg.kernels.bfs && tier.on_storage)
-    throw Error(fmt::format("--kernel both on --placement {}: kernel 3 reads the weighted on-disk CSR (csr-w-p<K>), "
-                            "which kernel 2 cannot; run --kernel bfs and --kernel sssp one after the other",
-                            tier.name));
   if (cfg.kernels.sssp && cfg.validate_against == ValidationMethod::kTuples)
     throw Error("kernel 3 is validated against kernel 1's weighted CSR (in-core: certified against the tuples); "
                 "--validate-against tuples applies to --kernel bfs alone");

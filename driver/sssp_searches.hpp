@@ -60,7 +60,7 @@ struct SsspKernel {
     if (!cfg.validate) return;
     const double v0 = now();
     const SsspToCheck<Id> check{roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge};
-    const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, *pg.files, check, sssp.idle_memory())
+    const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, pg.kernel3_files(), check, sssp.idle_memory())
                                                  : check_sssp<Id>(pg.g, pg.weights.data(), check, sssp.idle_memory());
     result.record_sssp_verdict(i, v, now() - v0);
   }

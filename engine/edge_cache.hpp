@@ -126,15 +126,15 @@ struct CacheStep {
   uint64_t k, bytes;
 };
 template <class Id>
-std::vector<CacheStep> cache_sweep(const Csr<Id>& g, uint64_t room, int steps) {
+std::vector<CacheStep> cache_sweep(const Csr<Id>& g, uint64_t room, int steps, uint64_t entry_bytes = sizeof(Id)) {
   std::set<uint64_t> ks = {0, 1, 2, 4, 8, 16};
   for (int i = 1; i <= steps; ++i) {
     uint64_t k;
-    if (k_for_budget(g, room / uint64_t(steps) * uint64_t(i), kNoHubs, k)) ks.insert(k);
+    if (k_for_budget(g, room / uint64_t(steps) * uint64_t(i), kNoHubs, k, entry_bytes)) ks.insert(k);
   }
   std::vector<CacheStep> sweep;
   for (uint64_t k : ks) {
-    const uint64_t bytes = cache_entries(g, k, kNoHubs) * sizeof(Id);
+    const uint64_t bytes = cache_entries(g, k, kNoHubs) * entry_bytes;
     if (bytes <= room && (sweep.empty() || bytes > sweep.back().bytes)) sweep.push_back({k, bytes});
   }
   return sweep;

@@ -47,7 +47,8 @@ struct PlacementSpec {
   IoOptions io;                     // out-of-core reads
   int threads = 1;                  // for the I/O buffers
   bool weighted = false;            // kernel 3 runs: the adjacency keeps its weights (on storage: the weighted
-                                    // CSR, csr-w-p<K>, which kernel 2 cannot read: kernel 3 alone)
+                                    // CSR, csr-w-p<K>, lists by weight)
+  bool ids = true;                  // kernel 2 runs: on storage, it reads the unweighted CSR (csr-p<K>)
 };
 
 // How the graph was placed, for the report (JSON keys by the same names).
@@ -73,7 +74,9 @@ struct PlacementReport {
 };
 
 // A graph ready to search. Searches refer to its members, so it is filled in place and never moved;
-// members die in reverse order, the mappings and files after the cache that was loaded from them.
+// members die in reverse order, the mappings and files after the cache that was loaded from them. On storage,
+// `files` is the CSR of the first kernel run (kernel 2's, or kernel 3's when it runs alone); with both kernels,
+// kernel 3's weighted CSR is `weighted_files`, its cache loaded when kernel 3 starts (load_kernel3_cache).
 template <class Id>
 struct PlacedGraph {
   PlacedGraph() = default;
@@ -85,18 +88,25 @@ struct PlacedGraph {
   Partitioning partitioning;
   std::optional<CsrFiles> files;      // tiered
   std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
+  std::optional<CsrFiles> weighted_files;      // tiered, both kernels: kernel 3's
+  std::vector<PmemMapping> weighted_mappings;  // DAX, both kernels: kernel 3's, mapped
   EdgeCache<Id> cache;                // tiered
   EdgeCache<NodeWeight<Id>> weighted_cache;  // tiered kernel 3: prefixes of the weighted CSR's lists
+  PlacementSpec spec;                 // as it was prepared
   double construction_time = 0;
   DramAccount dram;
   PlacementReport report;
 
+  // Partition p's lists in place (DAX): kernel 2's, or with Entry = NodeWeight<Id> kernel 3's.
   template <class Entry = Id>
   std::vector<const Entry*> mapped_lists() const {
+    const std::vector<PmemMapping>& maps =
+        std::is_same_v<Entry, Id> || weighted_mappings.empty() ? mappings : weighted_mappings;
     std::vector<const Entry*> lists;
-    for (const PmemMapping& m : mappings) lists.push_back(reinterpret_cast<const Entry*>(m.data()));
+    for (const PmemMapping& m : maps) lists.push_back(reinterpret_cast<const Entry*>(m.data()));
     return lists;
   }
+  const CsrFiles& kernel3_files() const { return weighted_files ? *weighted_files : *files; }
   uint64_t cache_bytes() const { return cache.entries_bytes() + weighted_cache.entries_bytes(); }
   const PrefixIndex& cache_index() const { return weighted_cache.index.bytes() ? weighted_cache.index : cache.index; }
 };
@@ -108,6 +118,7 @@ template <class Id, class Source>
 void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const PlacementSpec& spec, const Topology& topo,
                      const PhaseProgress& progress) {
   const double t0 = now();
+  out.spec = spec;
   auto phase = [&](const char* name, uint64_t done, uint64_t total) {
     if (progress) progress(std::string("kernel 1: ") + name, done, total);
   };
@@ -183,8 +194,7 @@ bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts,
 // K for the edge cache: the one asked for (checked against the budget), none for DAX without a budget, or
 // the largest the budget holds.
 template <class Id>
-uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount& d) {
-  const uint64_t entry = spec.weighted ? sizeof(NodeWeight<Id>) : sizeof(Id);
+uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount& d, uint64_t entry) {
   if (spec.on_mem_edges >= 0) {
     const uint64_t k = uint64_t(spec.on_mem_edges);
     check_cache_fits(k, cache_entries(g, k, spec.hub_degree) * entry, d.io_buffers, d.budget, spec.dram_budget > 0,
@@ -196,29 +206,57 @@ uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount
 }
 
 // DAX: where each partition file is mapped.
-template <class Id>
-std::vector<const char*> mapped_bases(const PlacedGraph<Id>& pg) {
+inline std::vector<const char*> mapped_bases(const std::vector<PmemMapping>& maps) {
   std::vector<const char*> bases;
-  for (const PmemMapping& m : pg.mappings) bases.push_back(m.data());
+  for (const PmemMapping& m : maps) bases.push_back(m.data());
   return bases;
 }
-
-// DAX: the partition files mapped; the cache copied out of the mapping.
 template <class Id>
-void map_partitions(PlacedGraph<Id>& out, const std::string& path, uint64_t k, uint64_t hub_degree, bool weighted) {
-  out.report.is_pmem = true;
-  for (int p = 0; p < out.files->layout().parts(); ++p) {
-    out.mappings.push_back(PmemMapping::open_read(path + "/" + CsrFiles::adj_name(p)));
-    out.report.is_pmem = out.report.is_pmem && out.mappings.back().is_pmem();
-    out.report.mapped_bytes += out.mappings.back().size();
+std::vector<const char*> mapped_bases(const PlacedGraph<Id>& pg) {
+  return mapped_bases(pg.mappings);
+}
+
+// DAX: the partition files of `files` mapped into `maps`.
+template <class Id>
+void map_partitions(PlacedGraph<Id>& out, const CsrFiles& files, std::vector<PmemMapping>& maps) {
+  out.report.is_pmem = maps.empty() && out.mappings.empty() ? true : out.report.is_pmem;
+  for (int p = 0; p < files.layout().parts(); ++p) {
+    maps.push_back(PmemMapping::open_read(files.path() + "/" + CsrFiles::adj_name(p)));
+    out.report.is_pmem = out.report.is_pmem && maps.back().is_pmem();
+    out.report.mapped_bytes += maps.back().size();
   }
-  const std::vector<const char*> bases = mapped_bases(out);
   if (!out.report.is_pmem)
     std::fprintf(stderr, "strata: warning: %s is not on persistent memory (no DAX mapping): the search reads it "
-                         "through the page cache\n", path.c_str());
-  if (!weighted) out.cache = load_edge_cache_mapped(out.g, *out.files, bases, k, hub_degree);
-  else if constexpr (sizeof(Id) == 4)
-    out.weighted_cache = load_edge_cache_mapped<Id, NodeWeight<Id>>(out.g, *out.files, bases, k, hub_degree);
+                         "through the page cache\n", files.path().c_str());
+}
+
+// The edge cache of K for kernel 2 (ids) or kernel 3 (weighted): read from the files, or copied out of the
+// mapping (DAX).
+template <class Id>
+void load_cache(PlacedGraph<Id>& out, bool weighted, uint64_t k, const PhaseProgress& progress) {
+  const bool dax = out.spec.tier->in_place;
+  const CsrFiles& files = weighted ? out.kernel3_files() : *out.files;
+  const std::vector<PmemMapping>& maps = weighted && !out.weighted_mappings.empty() ? out.weighted_mappings : out.mappings;
+  const auto loading = [&](uint64_t done, uint64_t total) {
+    if (progress) progress("kernel 1: loading the edge cache", done, total);
+  };
+  if (!weighted) {
+    out.cache = dax ? load_edge_cache_mapped(out.g, files, mapped_bases(maps), k, out.spec.hub_degree)
+                    : load_edge_cache(out.g, files, k, out.spec.hub_degree, loading);
+  } else if constexpr (sizeof(Id) == 4) {
+    out.weighted_cache = dax ? load_edge_cache_mapped<Id, NodeWeight<Id>>(out.g, files, mapped_bases(maps), k,
+                                                                          out.spec.hub_degree)
+                             : load_edge_cache<Id, NodeWeight<Id>>(out.g, files, k, out.spec.hub_degree, loading);
+  }
+}
+
+// Opens a built CSR: checked against the graph, its partitions and whether it holds weights.
+inline CsrFiles open_csr(const GraphDir& dir, const std::string& path, int parts, bool weighted) {
+  CsrFiles files = CsrFiles::open(path, dir.header_hash(), dir.spec().scale);
+  if (files.layout().parts() != parts) throw Error(path + " has the wrong partition count");
+  if (files.layout().weighted != weighted)
+    throw Error(path + (weighted ? " holds no weights" : " holds weights where ids alone belong"));
+  return files;
 }
 
 }  // namespace prepare_detail
@@ -242,44 +280,53 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
                     (d.state > build_state ? d.state - build_state : 0);
 
   const double t0 = now();
-  const std::string path = CsrFiles::path_for(dir.path(), spec.parts, spec.weighted);
+  out.spec = spec;
+  // The first kernel's CSR (kernel 2's unweighted one, or kernel 3's alone), then kernel 3's beside kernel 2's.
+  const bool first_weighted = spec.weighted && !spec.ids, both = spec.weighted && spec.ids;
+  const std::string path = CsrFiles::path_for(dir.path(), spec.parts, first_weighted);
+  const std::string weighted_path = CsrFiles::path_for(dir.path(), spec.parts, true);
   ExternalBuildStats build{};
-  const bool reused = prepare_detail::build_or_reuse_csr<Id>(dir, path, spec.parts, topo, d.build_scratch, dax,
-                                                             spec.weighted, build, progress);
+  bool reused = prepare_detail::build_or_reuse_csr<Id>(dir, path, spec.parts, topo, d.build_scratch, dax,
+                                                       first_weighted, build, progress);
+  if (both) {
+    ExternalBuildStats second{};
+    const bool second_reused = prepare_detail::build_or_reuse_csr<Id>(dir, weighted_path, spec.parts, topo,
+                                                                      d.build_scratch, dax, true, second, progress);
+    if (!second_reused) build.passes += second.passes;
+    reused = reused && second_reused;
+  }
   if (reused) d.build_scratch = 0;
   const double built = now();
-  const auto read_csr = [&](auto&& read) {  // what the stored CSR refuses says how to get a good one
+  const auto read_csr = [&](auto&& read, const std::string& at) {  // what a stored CSR refuses says how to get a good one
     try {
       read();
     } catch (const Error& e) {
-      throw with_rebuild_hint(e, path);
+      throw with_rebuild_hint(e, at);
     }
   };
   read_csr([&] {
-    out.files.emplace(CsrFiles::open(path, dir.header_hash(), dir.spec().scale));
-    if (out.files->layout().parts() != spec.parts) throw Error(path + " has the wrong partition count");
-    if (out.files->layout().weighted != spec.weighted)
-      throw Error(path + (spec.weighted ? " holds no weights" : " holds weights where ids alone belong"));
+    out.files.emplace(prepare_detail::open_csr(dir, path, spec.parts, first_weighted));
     out.g = load_csr_meta<Id>(*out.files);
-  });
+  }, path);
+  if (both)  // kernel 3's lists are kernel 2's by weight: the same offsets, labels and duplicates
+    read_csr([&] {
+      out.weighted_files.emplace(prepare_detail::open_csr(dir, weighted_path, spec.parts, true));
+      const CsrLayout& a = out.files->layout();
+      const CsrLayout& b = out.weighted_files->layout();
+      if (b.n != a.n || b.entries != a.entries || b.bounds != a.bounds || out.weighted_files->meta_hash() != out.files->meta_hash())
+        throw Error(fmt::format("{} does not describe the graph {} does (another build's metadata)", weighted_path, path));
+    }, weighted_path);
   // The budget's refusals are about the budget: the CSR is good and stays.
   d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id), spec.weighted);
   d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
                            std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
-  const uint64_t k = prepare_detail::choose_k(out.g, spec, d);
+  const uint64_t k = prepare_detail::choose_k(out.g, spec, d, out.files->layout().entry_bytes());
   out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
   read_csr([&] {
-    if (dax) {
-      prepare_detail::map_partitions(out, path, k, spec.hub_degree, spec.weighted);
-    } else {
-      const auto loading = [&](uint64_t done, uint64_t total) {
-        if (progress) progress("kernel 1: loading the edge cache", done, total);
-      };
-      if (!spec.weighted) out.cache = load_edge_cache(out.g, *out.files, k, spec.hub_degree, loading);
-      else if constexpr (sizeof(Id) == 4)
-        out.weighted_cache = load_edge_cache<Id, NodeWeight<Id>>(out.g, *out.files, k, spec.hub_degree, loading);
-    }
-  });
+    if (dax) prepare_detail::map_partitions(out, *out.files, out.mappings);
+    prepare_detail::load_cache(out, first_weighted, k, progress);
+  }, path);
+  if (both && dax) read_csr([&] { prepare_detail::map_partitions(out, *out.weighted_files, out.weighted_mappings); }, weighted_path);
   out.report.on_mem_edges = k;
   const double loaded = now();
   // A reused CSR counts the build it took, so that construction_time always covers building the graph.
@@ -293,8 +340,9 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   r.adjacency_bytes = out.g.directed_edges() * out.files->layout().entry_bytes();
   r.csr_dir = path;
   r.csr_disk_bytes = 0;
-  for (const auto& file : std::filesystem::directory_iterator(path))
-    if (file.is_regular_file()) r.csr_disk_bytes += file.file_size();
+  for (const std::string& dir_path : both ? std::vector<std::string>{path, weighted_path} : std::vector<std::string>{path})
+    for (const auto& file : std::filesystem::directory_iterator(dir_path))
+      if (file.is_regular_file()) r.csr_disk_bytes += file.file_size();
   r.tuple_file_bytes = dir.data_bytes();
   r.csr_reused = reused;
   r.csr_build_time = build_time;
@@ -313,6 +361,26 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
                                           : fmt::format("on storage in {}, read with io_uring", path)},
                         {"edge_cache", local}, {"offsets", local}, {"labels", local}, {"duplicates", local},
                         {"parents", local},    {"frontiers", local}};
+}
+
+// Kernel 3's edge cache where kernel 2 ran first on storage (--kernel both): kernel 2's cache given back, the
+// weighted CSR's loaded with the K the same budget holds (8-byte entries), its time counted with kernel 1's.
+// Nothing to do in-core or where kernel 3 runs alone (its cache was loaded with the graph).
+template <class Id>
+void load_kernel3_cache(PlacedGraph<Id>& pg, const PhaseProgress& progress = {}) {
+  if (!pg.weighted_files || pg.weighted_cache.index.bytes() > 0) return;
+  const double t0 = now();
+  const uint64_t kernel2_cache = pg.cache.entries_bytes();
+  pg.cache.adj = NumaArray<Id>();
+  const uint64_t k = prepare_detail::choose_k(pg.g, pg.spec, pg.dram, sizeof(NodeWeight<Id>));
+  try {
+    prepare_detail::load_cache(pg, true, k, progress);
+  } catch (const Error& e) {
+    throw with_rebuild_hint(e, pg.weighted_files->path());
+  }
+  pg.dram.edge_cache = std::max(kernel2_cache, pg.weighted_cache.entries_bytes());
+  pg.report.cache_load_time += now() - t0;
+  pg.construction_time += now() - t0;
 }
 
 }  // namespace strata

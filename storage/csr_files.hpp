@@ -59,6 +59,7 @@ class CsrFiles {
 
   const std::string& path() const { return path_; }
   const CsrLayout& layout() const { return layout_; }
+  uint64_t meta_hash() const { return meta_hash_; }  // of meta.bin: equal for kernel 2's and kernel 3's CSRs
   const DirectFile& adj(int p) const { return *adj_[p]; }
   std::vector<const DirectFile*> adj_files() const;
   // Checksum of 4 MiB block b of partition p's file (the last block may be shorter).

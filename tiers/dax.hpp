@@ -23,7 +23,7 @@ struct DaxTier : OnStorageKernel1 {
   static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec&, float delta) {
     using Source = WeightsInPlace<Id>;
     return std::make_unique<DeltaStepping<Id, Source>>(
-        pg.g, Source(pg.g, pg.weighted_cache, pg.template mapped_lists<NodeWeight<Id>>(), *pg.files, delta), delta);
+        pg.g, Source(pg.g, pg.weighted_cache, pg.template mapped_lists<NodeWeight<Id>>(), pg.kernel3_files(), delta), delta);
   }
 };
 

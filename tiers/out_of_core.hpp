@@ -25,7 +25,7 @@ struct OutOfCoreTier : OnStorageKernel1 {
   static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec& spec, float delta) {
     using Source = WeightsReadTails<Id>;
     return std::make_unique<DeltaStepping<Id, Source>>(
-        pg.g, Source(pg.g, pg.weighted_cache, *pg.files, spec.io, pg.partitioning, delta), delta);
+        pg.g, Source(pg.g, pg.weighted_cache, pg.kernel3_files(), spec.io, pg.partitioning, delta), delta);
   }
 };
 

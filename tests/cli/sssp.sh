@@ -72,7 +72,7 @@ expect "compare: a BFS row and an SSSP row, validated" bash -c "grep -qE '^in-co
   grep -qE '^in-core sssp +[0-9.e+]+ +1.000 .* yes$' '$tmp/cmp.txt'"
 
 # Refused before work, one line each.
-expect_error "tune" "tune --kernel both: kernel 3 runs in-core only in this version" \
+expect_error "tune both" "tune --kernel both: tune sweeps one kernel's edge cache" \
   "$strata" tune --graph "$tmp/g" --dram-budget 1G --kernel both
 expect_error "unknown kernel" "unknown --kernel 'dfs': expected bfs, sssp or both" "$strata" run --scale 9 --kernel dfs
 expect_error "delta without kernel 3" "--delta is kernel 3's" "$strata" run --scale 9 --delta 0.1

@@ -58,15 +58,40 @@ rm -rf "$tmp/d10/csr-w-p1" && cp -r "$tmp/g10/csr-w-p1" "$tmp/d10/csr-p1"
 expect_error "weights where kernel 2's ids belong" "$tmp/d10/csr-p1 holds weights where ids alone belong" \
   "$strata" run --graph "$tmp/d10" --roots 2 --placement out-of-core --dram-budget 40M
 
-# Refused before work, one line each.
-expect_error "both kernels on storage" "--kernel both on --placement out-of-core: kernel 3 reads the weighted on-disk CSR" \
-  "$strata" run --graph "$tmp/g10" --kernel both --placement out-of-core
-expect_error "compare both with a storage tier" "compare --kernel both: out-of-core runs kernel 2 and kernel 3 on different on-disk CSRs" \
-  "$strata" compare --graph "$tmp/g10" --kernel both
+# Both kernels on storage: kernel 2 on its CSR, kernel 3 on the weighted one (built beside it, the same metadata),
+# its cache loaded once kernel 2 is done, within the same budget.
+for placement in out-of-core dax; do
+  "$strata" run --graph "$tmp/g10" --roots 4 --kernel both --placement $placement --dram-budget 40M --on-mem-edges 2 \
+    --json "$tmp/both-$placement.json" >"$tmp/both-$placement.txt" 2>/dev/null
+  expect "both on $placement: exit 0" test $? -eq 0
+  expect "both on $placement: SSSP.md's distances" check_vectors 10 "$tmp/both-$placement.json" $placement
+  expect "both on $placement: every BFS validated, nedge as kernel 3's" python3 -c "
+import json; j = json.load(open('$tmp/both-$placement.json'))
+assert j['kernel'] == 'both' and len(j['searches']) == 4 and all(s['valid'] for s in j['searches'])
+assert [s['nedge'] for s in j['searches']] == [s['nedge'] for s in j['sssp_searches']]"
+  expect "both on $placement: the summary names both kernels" grep -qE "^summary: SCALE 10, $placement, 8 of 8 searches validated, BFS .* SSSP " "$tmp/both-$placement.txt"
+  expect "both on $placement: the validation line names both" grep -qE "^validation: every search checked .*; SSSP by rules R1-R7 and a parent-cycle check, each search in one pass over kernel 1's weighted on-disk CSR" "$tmp/both-$placement.txt"
+done
+expect "both: kernel 2's CSR beside kernel 3's" bash -c "test -f '$tmp/g10/csr-p1/csr.hdr' && test -f '$tmp/g10/csr-w-p1/csr.hdr'"
+# Kernel 3's CSR from another graph's build is refused by name (its metadata differs from kernel 2's).
+"$strata" generate --scale 10 --seed 5,6 --out "$tmp/o10" 2>/dev/null
+"$strata" run --graph "$tmp/o10" --roots 1 --kernel sssp --placement dax >/dev/null 2>&1
+cp -r "$tmp/g10" "$tmp/m10" && rm -rf "$tmp/m10/csr-w-p1" && cp -r "$tmp/o10/csr-w-p1" "$tmp/m10/"
+expect_error "another graph's weighted CSR" "$tmp/m10/csr-w-p1 was built from another graph" \
+  "$strata" run --graph "$tmp/m10" --roots 1 --kernel both --placement dax
 
-# compare --kernel sssp: a row per placement, each validated and equal in its bits.
-"$strata" compare --graph "$tmp/g10" --roots 2 --kernel sssp --dram-budget 40M --json "$tmp/cmp.json" >"$tmp/cmp.txt" 2>/dev/null
-expect "compare --kernel sssp: exit 0" test $? -eq 0
-expect "compare: sssp rows for every placement" bash -c "grep -qE '^in-core sssp ' '$tmp/cmp.txt' && grep -qE '^out-of-core sssp ' '$tmp/cmp.txt' && grep -qE '^dax sssp ' '$tmp/cmp.txt'"
+# compare --kernel both: a row per placement and kernel, each validated.
+"$strata" compare --graph "$tmp/g10" --roots 2 --kernel both --dram-budget 40M --json "$tmp/cmp.json" >"$tmp/cmp.txt" 2>/dev/null
+expect "compare --kernel both: exit 0" test $? -eq 0
+expect "compare: bfs and sssp rows for every placement" bash -c "for p in in-core out-of-core dax; do grep -qE \"^\$p +[0-9]\" '$tmp/cmp.txt' && grep -qE \"^\$p sssp \" '$tmp/cmp.txt' || exit 1; done"
+
+# tune --kernel sssp sweeps kernel 3's cache (8-byte entries of the weighted CSR): every point validated.
+"$strata" tune --graph "$tmp/g10" --dram-budget 20M --kernel sssp --roots 2 --steps 2 --csv "$tmp/tune.csv" >"$tmp/tune.txt" 2>/dev/null
+expect "tune --kernel sssp: exit 0" test $? -eq 0
+expect "tune --kernel sssp: K = 0 to every list, 8 bytes an entry, all validated" python3 -c "
+import csv; rows = list(csv.DictReader(open('$tmp/tune.csv')))
+assert rows[0]['on_mem_edges'] == '0' and all(r['validated'] == 'yes' and float(r['harmonic_mean_TEPS']) > 0 for r in rows), rows
+assert int(rows[1]['cache_bytes']) % 8 == 0 and int(rows[-1]['cache_bytes']) > int(rows[1]['cache_bytes']), rows"
+expect "tune --kernel sssp: a recommendation" grep -q "^recommended: --on-mem-edges" "$tmp/tune.txt"
 
 finish
