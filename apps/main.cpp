@@ -315,7 +315,7 @@ struct RunFlags {
   RunConfig cfg;
   PlantedFaults plant;  // --debug-corrupt-*
   std::string numa = "auto", validate_against = "auto", json_path, fault_plan, kernel = "bfs";
-  std::string placement = "in-core", dram_budget, io_request = "128K", mem_nodes;
+  std::string placement = "in-core", dram_budget, io_request = "128K", io_merge_gap = "16K", mem_nodes;
   bool no_validate = false, td_only = false, bu_only = false;
 };
 
@@ -372,6 +372,9 @@ void add_placement_flags(CLI::App* run, RunFlags& f) {
       ->capture_default_str()->check(CLI::Range(1, 4096));
   run->add_option("--io-request", f.io_request, "out-of-core: largest read, a multiple of 4K (e.g. 64K, 1M)")
       ->capture_default_str();
+  run->add_option("--io-merge-gap", f.io_merge_gap,
+                  "out-of-core: tails this close are read in one request, the gap with them (e.g. 0, 4K, 64K)")
+      ->capture_default_str();
   run->add_option("--rank-dir", f.cfg.rank_dir,
                   "under mpirun, out-of-core: where each rank keeps its rows, as DIR/mpi-p<P>/rank-<r> (node-local "
                   "storage; default: the graph directory); reused by later runs of the same graph and rank count");
@@ -415,6 +418,8 @@ void check_placement(const CLI::App* run, RunFlags& f) {
   if (request == 0 || request % 4096 != 0 || request > (uint64_t(64) << 20))
     throw Error(fmt::format("--io-request {} must be a multiple of 4K between 4K and 64M", f.io_request));
   place.io.request_bytes = uint32_t(request);
+  place.io.merge_gap = parse_bytes(f.io_merge_gap, "--io-merge-gap");
+  if (place.io.merge_gap > (uint64_t(64) << 20)) throw Error(fmt::format("--io-merge-gap {} is above 64M", f.io_merge_gap));
   if (!place.tier->on_storage && (given(run, "--dram-budget") || given(run, "--on-mem-edges") || given(run, "--hub-degree")))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   place.memory.mem_nodes = parse_node_list(f.mem_nodes);

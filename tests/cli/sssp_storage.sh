@@ -27,6 +27,8 @@ assert struct.unpack('<II', h[80:88]) == (8, 1), struct.unpack('<II', h[80:88])"
 run_case ooc10_k0 10 out-of-core --dram-budget 40M --on-mem-edges 0 --io-request 4K
 run_case ooc12_k2_p3 12 out-of-core --dram-budget 40M --on-mem-edges 2 --numa-nodes 3 --delta 0.05
 run_case ooc12_hubs 12 out-of-core --dram-budget 40M --on-mem-edges 1 --hub-degree 64 --threads 1
+run_case ooc12_nogap 12 out-of-core --dram-budget 40M --on-mem-edges 1 --io-merge-gap 0 --io-request 8K
+expect_error "a merge gap above 64M" "--io-merge-gap 1G is above 64M" "$strata" run --graph "$tmp/g10" --io-merge-gap 1G
 run_case dax10 10 dax
 run_case dax12_k1_p2 12 dax --on-mem-edges 1 --numa-nodes 2
 expect "out-of-core: the reads it made are in the JSON" python3 -c "
