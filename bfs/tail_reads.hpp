@@ -69,9 +69,11 @@ class TailReads {
   // of v's tail held by one buffer (a tail longer than a request comes in pieces, in any order) and returns
   // the entries it examined. Entries read from storage may have changed since their checksums were verified
   // at load: visit checks every id it uses and throws InvalidEntry for one that is no vertex. Adds what it
-  // scanned and read to io.
+  // scanned and read to io. head_entries: only each tail's first entries (kernel 3's light rounds: a list by
+  // weight starts with its light edges).
   template <class Visit>
-  void read(Visit&& visit, LevelIo& io) {
+  void read(Visit&& visit, LevelIo& io, uint64_t head_entries = UINT64_MAX) {
+    head_bytes_ = head_entries == UINT64_MAX ? UINT64_MAX : head_entries * sizeof(Entry);
     std::vector<uint64_t> chunks(parts_.parts());
     for (int p = 0; p < parts_.parts(); ++p) chunks[p] = (word_end(p) - word_begin(p) + kChunkWords - 1) / kChunkWords;
     for (auto& c : claim_) c.store(0, std::memory_order_relaxed);
@@ -104,7 +106,7 @@ class TailReads {
     const CsrLayout& L = files_.layout();
     const uint64_t start = g_.offsets[v], end = g_.offsets[v + 1];
     a = (start + cached_.length(end - start) - L.part_first[p]) * sizeof(Entry);
-    b = (end - L.part_first[p]) * sizeof(Entry);
+    b = std::min((end - L.part_first[p]) * sizeof(Entry), head_bytes_ == UINT64_MAX ? UINT64_MAX : a + head_bytes_);
   }
 
   // One thread's walk over the marked vertices: claims chunks (home part first), turns runs of nearby
@@ -219,6 +221,7 @@ class TailReads {
   IoOptions opt_;
   const Partitioning& parts_;
   uint64_t active_;
+  uint64_t head_bytes_ = UINT64_MAX;  // this read's limit on each tail (bytes from its start)
   Bitmap marks_;
   std::vector<std::atomic<uint64_t>> claim_;
   std::vector<std::unique_ptr<UringReader>> readers_;  // one per thread

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "bfs/tail_reads.hpp"
 #include "core/error.hpp"
@@ -77,12 +78,16 @@ template <class Id>
 class WeightsReadTails {
  public:
   static constexpr bool kDefers = true;
+  // head_entries: how much of a tail a light round reads first (its light edges lead it; 512 entries, a 4 KiB
+  // page, hold a hub's light edges up to degree 512 / delta), the rest only where the head ends light.
   WeightsReadTails(const Csr<Id>& g, const EdgeCache<NodeWeight<Id>>& cache, const CsrFiles& files,
-                   const IoOptions& io, const Partitioning& parts, float delta)
-      : g_(g), cache_(cache), delta_(delta),
-        reads_(std::make_unique<TailReads<Id, NodeWeight<Id>>>(g, cache.index, files, io, parts, g.n)) {}
+                   const IoOptions& io, const Partitioning& parts, float delta, uint64_t head_entries = 512)
+      : g_(g), cache_(cache), delta_(delta), head_(head_entries),
+        reads_(std::make_unique<TailReads<Id, NodeWeight<Id>>>(g, cache.index, files, io, parts, g.n)),
+        longer_(size_t(omp_get_max_threads())) {}
   WeightsReadTails(WeightsReadTails&& o) noexcept
-      : g_(o.g_), cache_(o.cache_), delta_(o.delta_), reads_(std::move(o.reads_)), marked_(o.marked_.load()) {}
+      : g_(o.g_), cache_(o.cache_), delta_(o.delta_), head_(o.head_), reads_(std::move(o.reads_)),
+        marked_(o.marked_.load()), longer_(std::move(o.longer_)) {}
 
   template <class Relax>
   float scan(Id u, bool light, Relax& relax) {
@@ -101,16 +106,33 @@ class WeightsReadTails {
     reads_->mark(u);
     if (!marked_.load(std::memory_order_relaxed)) marked_.store(true, std::memory_order_relaxed);
   }
+  // Reads the marked tails. A light round reads each tail's head, then the whole tail of those whose head
+  // ended light (its first entries relaxed twice: harmless, a relaxation only lowers a distance).
   template <class Visit>
-  void finish(bool, Visit& visit, LevelIo& io) {
+  void finish(bool light, Visit& visit, LevelIo& io) {
     if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
     const uint64_t n = g_.n;
-    reads_->read([&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+    auto checked = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       for (const NodeWeight<Id>* e = first; e != last; ++e)
         if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
       visit(u, first, last);
       return uint64_t(last - first);
-    }, io);
+    };
+    if (!light) return reads_->read(checked, io);
+    reads_->read([&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+      const uint64_t seen = checked(u, first, last);
+      const uint64_t tail = g_.degree(u) - cache_.index.length(g_.degree(u));
+      // A head is one piece (at most a request): it ends light and the tail goes on, so read the rest.
+      if (last != first && last[-1].w < delta_ && tail > head_) longer_[size_t(omp_get_thread_num())].push_back(u);
+      return seen;
+    }, io, head_);
+    bool more = false;
+    for (auto& list : longer_) {
+      for (Id u : list) reads_->mark(u);
+      more |= !list.empty();
+      list.clear();
+    }
+    if (more) reads_->read(checked, io);
   }
   void reset() {
     reads_->clear();
@@ -124,8 +146,10 @@ class WeightsReadTails {
   const Csr<Id>& g_;
   const EdgeCache<NodeWeight<Id>>& cache_;
   float delta_;
+  uint64_t head_;
   std::unique_ptr<TailReads<Id, NodeWeight<Id>>> reads_;
   std::atomic<bool> marked_{false};  // a tail was marked since the last finish
+  std::vector<std::vector<Id>> longer_;  // [thread]: tails whose head ended light, to read whole
 };
 
 // DAX: the weighted edge cache's prefixes (if any) in DRAM, the rest of each list read in place from the mapped
