@@ -1,5 +1,7 @@
 #include "driver/run_result.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <string>
 
 #include "validate/validator.hpp"
@@ -58,6 +60,19 @@ std::optional<ValidationMethod> validation_method_from_name(const std::string& n
   for (ValidationMethod m : {ValidationMethod::kAuto, ValidationMethod::kTuples, ValidationMethod::kCsr})
     if (name == validation_method_name(m)) return m;
   return std::nullopt;
+}
+
+void DistanceFacts::add(const float* dist, uint64_t count) {
+  uint64_t hash = dist_fnv;
+  for (uint64_t v = 0; v < count; ++v) {
+    const uint32_t bits = std::bit_cast<uint32_t>(dist[v]);
+    for (int byte = 0; byte < 4; ++byte) hash = (hash ^ ((bits >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
+    if (dist[v] == -1.0f) continue;
+    ++reached;
+    dist_sum += double(dist[v]);
+    max_dist = std::max(max_dist, dist[v]);
+  }
+  dist_fnv = hash;
 }
 
 }  // namespace strata

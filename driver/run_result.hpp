@@ -95,7 +95,12 @@ struct DistanceFacts {
   uint64_t reached = 0;   // vertices with a distance, the root included
   double dist_sum = 0;    // their float32 distances as doubles, summed in ascending input-label order
   float max_dist = 0;
-  uint64_t dist_fnv = 0;  // FNV-1a 64 of the float32 distances by input label (unreached -1.0f), little-endian
+  uint64_t dist_fnv = kFnvOffset;  // FNV-1a 64 of the float32 distances by input label (unreached -1.0f), little-endian
+
+  static constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+  // Continues the facts over the next `count` distances in input-label order (one pass, or a rank's block of
+  // labels after the lower ranks' blocks: the sum's rounding is the reference's order either way).
+  void add(const float* dist, uint64_t count);
 };
 
 // MPI: one rank's part of the graph and what it used.

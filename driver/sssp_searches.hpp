@@ -4,7 +4,6 @@
 // kernel 1's weighted CSR (validate/sssp_validator.hpp, rules R1-R8) -- in DRAM in-core, one pass over its
 // files on storage -- the search's idle state lent to the check.
 #pragma once
-#include <bit>
 #include <memory>
 #include <cstdint>
 #include <vector>
@@ -24,16 +23,7 @@ namespace strata {
 // The facts of one result, by input label: a sequential pass, so the sum's rounding is the reference's order.
 inline DistanceFacts distance_facts(const float* dist, uint64_t n) {
   DistanceFacts f;
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (uint64_t v = 0; v < n; ++v) {
-    const uint32_t bits = std::bit_cast<uint32_t>(dist[v]);
-    for (int byte = 0; byte < 4; ++byte) hash = (hash ^ ((bits >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
-    if (dist[v] == -1.0f) continue;
-    ++f.reached;
-    f.dist_sum += double(dist[v]);
-    f.max_dist = std::max(f.max_dist, dist[v]);
-  }
-  f.dist_fnv = hash;
+  f.add(dist, n);
   return f;
 }
 

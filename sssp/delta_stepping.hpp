@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -21,6 +20,8 @@
 #include "bfs/tail_reads.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
+#include "sssp/buckets.hpp"
+#include "sssp/distance_word.hpp"
 #include "sssp/weighted_sources.hpp"
 
 namespace strata {
@@ -115,45 +116,20 @@ class DeltaStepping final : public ShortestPaths<Id> {
   }
 
  private:
-  static constexpr uint32_t kInfinityBits = 0x7f800000u;  // +inf: above every distance
-  static constexpr uint64_t kUnreached = uint64_t(kInfinityBits) << 32 | uint32_t(kNoVertex<Id>);
-  // Non-negative floats order as their bits: a word's order is its distance's.
-  static uint64_t pack(float d, Id parent) { return uint64_t(std::bit_cast<uint32_t>(d)) << 32 | parent; }
-  static float dist_of(uint64_t s) { return std::bit_cast<float>(uint32_t(s >> 32)); }
-  static Id parent_of(uint64_t s) { return Id(uint32_t(s)); }
-  uint64_t bucket_of(float d) const { return uint64_t(double(d) / double(delta_)); }
+  static constexpr uint64_t kUnreached = distance_word::kUnreached<Id>;
+  static uint64_t pack(float d, Id parent) { return distance_word::pack(d, parent); }
+  static float dist_of(uint64_t s) { return distance_word::dist_of(s); }
+  static Id parent_of(uint64_t s) { return distance_word::parent_of<Id>(s); }
+  uint64_t bucket_of(float d) const { return distance_word::bucket_of(d, delta_); }
 
-  // The frontier's vertices whose distance still lies in bucket b, each once (stale entries moved to a lower
-  // bucket were settled there), also added to `settled`.
+  // The frontier's vertices whose distance still lies in bucket b, each once, also added to `settled`.
   std::vector<Id>& keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) const {
-    std::erase_if(frontier, [&](Id v) { return bucket_of(dist_of(state_[v])) != b; });
-    std::sort(frontier.begin(), frontier.end());
-    frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
-    settled.insert(settled.end(), frontier.begin(), frontier.end());
+    buckets::keep_current(frontier, b, settled, [&](Id v) { return bucket_of(dist_of(state_[v])); });
     return frontier;
   }
+  std::vector<Id> gather(uint64_t b) { return buckets::gather(bins_, b); }
+  static uint64_t first_filled(const buckets::Bins<Id>& lists, uint64_t from) { return buckets::first_filled(lists, from); }
 
-  // Bucket b's entries from every thread's bins, the bins' memory given back.
-  std::vector<Id> gather(uint64_t b) {
-    std::vector<Id> all;
-    for (auto& bins : bins_)
-      if (b < bins.size()) {
-        all.insert(all.end(), bins[b].begin(), bins[b].end());
-        std::vector<Id>().swap(bins[b]);
-      }
-    return all;
-  }
-  // The first bucket from `from` on that some thread's lists hold entries of (UINT64_MAX: none).
-  static uint64_t first_filled(const std::vector<std::vector<std::vector<Id>>>& lists, uint64_t from) {
-    uint64_t next = UINT64_MAX;
-    for (const auto& per_thread : lists)
-      for (uint64_t k = from; k < std::min<uint64_t>(per_thread.size(), next); ++k)
-        if (!per_thread[k].empty()) {
-          next = k;
-          break;
-        }
-    return next;
-  }
   // The next bucket from b on (b itself if entries came back into it); false when none is left. Once a deferred
   // tail is due at or before it, every deferred tail is read (reading one early is always correct: its vertex is
   // settled), so a pass over the files serves as many buckets as the lightest tail weight spans -- 1649
@@ -234,28 +210,16 @@ class DeltaStepping final : public ShortestPaths<Id> {
     for (uint64_t c : counts) improved += c;
   }
 
-  float distance(Id u) const {
-    return dist_of(std::atomic_ref(const_cast<uint64_t&>(state_[u])).load(std::memory_order_relaxed));
-  }
+  float distance(Id u) const { return distance_word::load_dist(state_[u]); }
   // Edge (u, v) of weight w from u at distance du: v improved and filed in its bucket (returns 1), or not.
   uint64_t relax_edge(Id u, float du, Id v, float w, std::vector<std::vector<Id>>& bins) {
     const float nd = du + w;  // float + float: fl32, as the reference relaxes
     if (!improve(v, nd, u)) return 0;
-    const uint64_t k = bucket_of(nd);
-    if (k >= bins.size()) bins.resize(k + 1);
-    bins[k].push_back(v);
+    buckets::file(bins, bucket_of(nd), v);
     return 1;
   }
 
-  // dist[v] := nd with parent u where nd is strictly smaller (the reference's test).
-  bool improve(Id v, float nd, Id u) {
-    std::atomic_ref<uint64_t> word(state_[v]);
-    uint64_t old = word.load(std::memory_order_relaxed);
-    const uint64_t want = pack(nd, u);
-    while ((want >> 32) < (old >> 32))
-      if (word.compare_exchange_weak(old, want, std::memory_order_relaxed)) return true;
-    return false;
-  }
+  bool improve(Id v, float nd, Id u) { return distance_word::improve(state_[v], nd, u); }
 
   void translate(float* dist_out, Id* parent_out, SsspStats& stats) const {
     uint64_t reached = 0;
@@ -274,8 +238,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
   Source source_;
   float delta_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
-  std::vector<std::vector<std::vector<Id>>> bins_;  // [thread][bucket]: vertices improved into that bucket
-  std::vector<std::vector<std::vector<Id>>> due_;   // [thread][bucket]: kDefers, tails to read by that bucket
+  buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
+  buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
 };
 
 }  // namespace strata

@@ -46,6 +46,36 @@ struct SsspToCheck {
   uint64_t nedge;  // the search's count, to be confirmed
 };
 
+// Each rule's message, written once for every checker (in DRAM, on storage, across MPI ranks).
+namespace sssp_rules {
+inline std::string num(float x) { return fmt::format("{:.9g}", x); }
+inline std::string message(int rule, const std::string& what) { return "rule R" + std::to_string(rule) + ": " + what; }
+inline std::string parent_out_of_range(uint64_t v, uint64_t p) {
+  return "parent " + std::to_string(p) + " of vertex " + std::to_string(v) + " is out of range";
+}
+inline std::string distance_out_of_range(uint64_t v, float d) {
+  return "distance " + num(d) + " of vertex " + std::to_string(v) + " is out of range";
+}
+inline std::string inconsistent(uint64_t v, int64_t p, float d) {
+  return "vertex " + std::to_string(v) + " has inconsistent parent " + std::to_string(p) + " and distance " + num(d);
+}
+inline std::string bad_root(uint64_t root, const std::string& has) { return "root " + std::to_string(root) + " has parent " + has; }
+inline std::string spans(uint64_t v, uint64_t u) {
+  return "edge (" + std::to_string(v) + "," + std::to_string(u) + ") connects visited and unvisited vertices";
+}
+inline std::string triangle(uint64_t v, uint64_t u, float w, float via, float du) {
+  return "triangle rule violated: edge (" + std::to_string(v) + "," + std::to_string(u) + ") of weight " + num(w) +
+         " gives " + num(via) + " < distance " + num(du);
+}
+inline std::string not_confirmed(uint64_t v, uint64_t p, float d) {
+  return "path to vertex " + std::to_string(v) + " not confirmed from parent " + std::to_string(p) + " with distance " + num(d);
+}
+inline std::string wrong_nedge(uint64_t counted, uint64_t correct) {
+  return "wrong nedge " + std::to_string(counted) + " (the correct number is " + std::to_string(correct) + ")";
+}
+inline std::string no_tree(const std::string& why) { return "the parents form no tree: " + why; }
+}  // namespace sssp_rules
+
 namespace sssp_check_detail {
 
 // Rules R1-R8 over a result, R5 on every adjacency entry that `lists` hands out: lists(entry) calls
@@ -61,23 +91,22 @@ Verdict check(const Csr<Id>& g, Lists&& lists, const SsspToCheck<Id>& s, std::sp
   std::mutex mutex;
   auto fail = [&](int rule, const std::string& what) {
     std::lock_guard lock(mutex);
-    if (verdict.valid || rule < verdict.rule) verdict = {false, rule, "rule R" + std::to_string(rule) + ": " + what, 0};
+    if (verdict.valid || rule < verdict.rule) verdict = {false, rule, sssp_rules::message(rule, what), 0};
   };
-  auto f = [](float x) { return fmt::format("{:.9g}", x); };
   const bool root_ok = s.root < n && parent[s.root] == Id(s.root) && dist[s.root] == 0.0f;
   if (!root_ok)
-    fail(4, "root " + std::to_string(s.root) + " has parent " +
-                (s.root < n ? std::to_string(uint64_t(parent[s.root])) + " and distance " + f(dist[s.root]) : "none"));
+    fail(4, sssp_rules::bad_root(s.root, s.root < n ? std::to_string(uint64_t(parent[s.root])) + " and distance " +
+                                                         sssp_rules::num(dist[s.root])
+                                                   : "none"));
 #pragma omp parallel for schedule(static)
   for (uint64_t v = 0; v < n; ++v) {
     const bool no_parent = parent[v] == kNoVertex<Id>, no_dist = dist[v] == -1.0f;
     if (!no_parent && uint64_t(parent[v]) >= n) [[unlikely]]
-      fail(1, "parent " + std::to_string(uint64_t(parent[v])) + " of vertex " + std::to_string(v) + " is out of range");
+      fail(1, sssp_rules::parent_out_of_range(v, uint64_t(parent[v])));
     else if (!no_dist && !(dist[v] >= 0.0f)) [[unlikely]]
-      fail(2, "distance " + f(dist[v]) + " of vertex " + std::to_string(v) + " is out of range");
+      fail(2, sssp_rules::distance_out_of_range(v, dist[v]));
     else if (no_parent != no_dist) [[unlikely]]
-      fail(3, "vertex " + std::to_string(v) + " has inconsistent parent " + std::to_string(int64_t(parent[v])) +
-                  " and distance " + f(dist[v]));
+      fail(3, sssp_rules::inconsistent(v, int64_t(parent[v]), dist[v]));
   }
   if (!verdict.valid) return verdict;
   // R5 over the CSR's entries, by internal id; R6 from the marks it leaves. Each vertex's (distance bits,
@@ -97,8 +126,7 @@ Verdict check(const Csr<Id>& g, Lists&& lists, const SsspToCheck<Id>& s, std::sp
     const Id pv = parent_of(iv), pu = parent_of(iu);
     const bool reached = pv != kNoVertex<Id>;
     if (reached != (pu != kNoVertex<Id>)) [[unlikely]] {
-      fail(5, "edge (" + std::to_string(uint64_t(g.to_input[iv])) + "," + std::to_string(uint64_t(g.to_input[iu])) +
-                  ") connects visited and unvisited vertices");
+      fail(5, sssp_rules::spans(uint64_t(g.to_input[iv]), uint64_t(g.to_input[iu])));
       return;
     }
     if (!reached) return;
@@ -106,9 +134,7 @@ Verdict check(const Csr<Id>& g, Lists&& lists, const SsspToCheck<Id>& s, std::sp
     const float du = dist_of(iu);
     if (pu == g.to_input[iv] && du == via) confirmed[iu].store(1, std::memory_order_relaxed);
     if (via < du) [[unlikely]]
-      fail(5, "triangle rule violated: edge (" + std::to_string(uint64_t(g.to_input[iv])) + "," +
-                  std::to_string(uint64_t(g.to_input[iu])) + ") of weight " + f(w) + " gives " + f(via) +
-                  " < distance " + f(du));
+      fail(5, sssp_rules::triangle(uint64_t(g.to_input[iv]), uint64_t(g.to_input[iu]), w, via, du));
   });
   if (!verdict.valid) return verdict;
   uint64_t twice_nedge = 0;
@@ -118,17 +144,16 @@ Verdict check(const Csr<Id>& g, Lists&& lists, const SsspToCheck<Id>& s, std::sp
     if (parent[v] == kNoVertex<Id>) continue;
     twice_nedge += g.raw_degree(iv);
     if (v != s.root && !confirmed[iv].load(std::memory_order_relaxed)) [[unlikely]]
-      fail(6, "path to vertex " + std::to_string(v) + " not confirmed from parent " + std::to_string(uint64_t(parent[v])) +
-                  " with distance " + f(dist[v]));
+      fail(6, sssp_rules::not_confirmed(v, uint64_t(parent[v]), dist[v]));
   }
   verdict.nedge = twice_nedge / 2;
   if (verdict.valid && verdict.nedge != s.nedge)
-    fail(7, "wrong nedge " + std::to_string(s.nedge) + " (the correct number is " + std::to_string(verdict.nedge) + ")");
+    fail(7, sssp_rules::wrong_nedge(s.nedge, verdict.nedge));
   if (!verdict.valid) return verdict;
   std::string why;
   int32_t* level = own_words.empty() ? spare.data() : reinterpret_cast<int32_t*>(own_words.data());  // R5's words spent
   if (!validate_detail::tree_levels(n, parent, s.root, level, why))
-    fail(8, "the parents form no tree: " + why);
+    fail(8, sssp_rules::no_tree(why));
   return verdict;
 }
 
