@@ -237,7 +237,7 @@ std::string mpi_line(const RunResult& r) {
                      "mean), {} sent between ranks per search (mean)\n",
                      r.mpi_processes, r.mpi_processes == 1 ? "" : "s", r.threads, r.threads == 1 ? "" : "s",
                      mean > 0 ? double(most) / mean : 1.0,
-                     human_bytes(r.searches.empty() ? 0.0 : double(sent) / double(r.searches.size())));
+                     human_bytes(double(sent) / double(std::max<size_t>(1, r.searches.size() + r.sssp_searches.size()))));
 }
 
 std::string format_run(const RunResult& r, const std::string& json_path) {

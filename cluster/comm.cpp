@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,11 +73,15 @@ Comm::~Comm() { MPI_Comm_free(&alarm_); }
 
 int Comm::cores_per_rank() const { return std::max(1, omp_get_num_procs() / local_size_); }
 
+// Polls rather than blocks (an alarm must be heard), and after a few thousand polls gives its core away between
+// polls: with more ranks than cores (mpirun --oversubscribe), ranks spinning in a collective starved the one
+// still working -- kernel 3's thousands of collectives a search at -np 3 on 2 cores took 7 s instead of 0.01 s.
 void Comm::wait(MPI_Request& request, const char* what) const {
-  for (;;) {
+  for (int polls = 0;; ++polls) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
+    if (polls > 4096) ::sched_yield();
     int alarm = 0;
     MPI_Status status;
     check(MPI_Iprobe(MPI_ANY_SOURCE, kAlarmTag, alarm_, &alarm, &status), "Iprobe");

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -79,10 +80,23 @@ struct TupleShare {
   // fn(span of this round's tuples) on every rank, `rounds` times (an empty span once the share is done).
   template <class Fn>
   void for_each_round(Fn&& fn) const {
+    rounds_of<false>([&](std::span<const Edge> edges, std::span<const float>) { fn(edges); });
+  }
+  // The same with each tuple's kernel-3 weight (a source with read_weighted_chunk: GeneratedEdges).
+  template <class Fn>
+  void for_each_weighted_round(Fn&& fn) const {
+    rounds_of<true>(std::forward<Fn>(fn));
+  }
+
+ private:
+  template <bool kWeights, class Fn>
+  void rounds_of(Fn&& fn) const {
     std::vector<Edge> edges;
+    std::vector<float> weights;
     for (uint64_t r = 0; r < rounds; ++r) {
       const uint64_t c0 = std::min(last, first + r * per_round()), c1 = std::min(last, c0 + per_round());
       edges.resize((c1 - c0) * source.chunk_edges());
+      if constexpr (kWeights) weights.resize(edges.size());
       std::vector<uint64_t> got(c1 - c0, 0);
       FirstError error;
 #pragma omp parallel
@@ -91,15 +105,22 @@ struct TupleShare {
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t c = c0; c < c1; ++c)
           error.run([&] {
-            const std::span<const Edge> part = source.read_chunk(c, buffer);
-            std::copy(part.begin(), part.end(), edges.begin() + (c - c0) * source.chunk_edges());
+            const uint64_t at = (c - c0) * source.chunk_edges();
+            std::span<const Edge> part;
+            if constexpr (kWeights) {
+              part = source.read_weighted_chunk(c, buffer);
+              std::copy_n(buffer.weights.begin(), part.size(), weights.begin() + at);
+            } else {
+              part = source.read_chunk(c, buffer);
+            }
+            std::copy(part.begin(), part.end(), edges.begin() + at);
             got[c - c0] = part.size();
           });
       }
       error.rethrow();
       uint64_t n = 0;  // only the last chunk of the list may be short
       for (uint64_t g : got) n += g;
-      fn(std::span<const Edge>(edges.data(), n));
+      fn(std::span<const Edge>(edges.data(), n), std::span<const float>(weights.data(), kWeights ? n : 0));
     }
   }
 };
@@ -171,7 +192,8 @@ struct DistGraph {
   VertexDeal part;
   uint64_t lo = 0, hi = 0;        // this rank's distributed ids
   std::vector<uint64_t> offsets;  // hi - lo + 1, into adj
-  NumaArray<Id> adj;              // distributed ids, highest degree first
+  NumaArray<Id> adj;              // distributed ids, highest degree first (kernel 2's)
+  NumaArray<NodeWeight<Id>> weighted;  // kernel 3's: the same lists as (distributed id, lightest weight), by weight
   std::vector<uint64_t> raw_degree;  // local: non-self-loop tuples at v, duplicates counted (the nedge rule)
   NumaArray<Id> labels;           // local: labels[v - lo] is v's input label (other ranks' by asking them)
   std::vector<uint64_t> has_edge; // by input label, a bit per vertex of the graph: a non-self-loop tuple (the roots' rule)
@@ -182,7 +204,7 @@ struct DistGraph {
   bool owns(uint64_t v) const { return v >= lo && v < hi; }
   Id label(uint64_t v) const { return labels[v - lo]; }  // an owned vertex's input label
   uint64_t bytes() const {
-    return offsets.size() * 8 + adj.bytes() + raw_degree.size() * 8 + labels.bytes() + has_edge.size() * 8;
+    return offsets.size() * 8 + adj.bytes() + weighted.bytes() + raw_degree.size() * 8 + labels.bytes() + has_edge.size() * 8;
   }
 };
 
@@ -291,38 +313,65 @@ DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, 
   return g;
 }
 
+// A tuple's endpoints with its kernel-3 weight, as the weighted scatter sends them.
+template <class Id>
+struct WeightedPair {
+  Id first, second;
+  float w;
+};
+
 // Kernel 1's scatter (collective): each tuple to the owners of both endpoints, as (degree rank of the owner's
-// vertex, degree rank of the other end) pairs; on_pairs(received) once a round on every rank. The label map
-// is spread over the ranks, so a tuple first visits the owners of its endpoints' labels: (u, v) to u's, which
-// names u; then to v's, which names v and sends the pairs. Each exchange frees its threads' buffers before it
-// sends (two copies of a round at a time, not three: they regrow each round). Frees label.
-template <class Id, class Source, class OnPairs>
-void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
-                    DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
+// vertex, degree rank of the other end) pairs -- a WeightedPair carries the tuple's weight along; on_pairs(received)
+// once a round on every rank. The label map is spread over the ranks, so a tuple first visits the owners of its
+// endpoints' labels: (u, v) to u's, which names u; then to v's, which names v and sends the pairs. Each exchange
+// frees its threads' buffers before it sends (two copies of a round at a time, not three: they regrow each
+// round). Frees label.
+template <class Pair, class Id, class Source, class OnPairs>
+void scatter_tuples_as(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
+                       DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
+  constexpr bool kWeighted = std::is_same_v<Pair, WeightedPair<Id>>;
   const int ranks = comm.size();
   uint64_t round = share.rounds;
-  RankBuffers<IdPair<Id>> hop(omp_get_max_threads(), ranks), out(omp_get_max_threads(), ranks);
-  share.for_each_round([&](std::span<const Edge> edges) {
+  RankBuffers<Pair> hop(omp_get_max_threads(), ranks), out(omp_get_max_threads(), ranks);
+  auto one_round = [&](std::span<const Edge> edges, std::span<const float> weights) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
-      if (e.u != e.v) hop.mine(label.blocks.owner(e.u)).push_back({Id(e.u), Id(e.v)});
+      if (e.u == e.v) continue;
+      Pair p{};
+      p.first = Id(e.u);
+      p.second = Id(e.v);
+      if constexpr (kWeighted) p.w = weights[i];
+      hop.mine(label.blocks.owner(e.u)).push_back(p);
     }
-    std::vector<IdPair<Id>> got = hop.exchange(comm, &report.bytes_sent, false);
+    std::vector<Pair> got = hop.exchange(comm, &report.bytes_sent, false);
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < got.size(); ++i)
-      hop.mine(label.blocks.owner(got[i].second)).push_back({label(got[i].first), got[i].second});
+    for (size_t i = 0; i < got.size(); ++i) {
+      Pair p = got[i];
+      p.first = label(p.first);
+      hop.mine(label.blocks.owner(p.second)).push_back(p);
+    }
     got = hop.exchange(comm, &report.bytes_sent, false);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i) {
-      const Id a = got[i].first, b = label(got[i].second);
-      out.mine(int(a % Id(ranks))).push_back({a, b});
-      out.mine(int(b % Id(ranks))).push_back({b, a});
+      Pair p = got[i];
+      p.second = label(p.second);
+      out.mine(int(p.first % Id(ranks))).push_back(p);
+      std::swap(p.first, p.second);
+      out.mine(int(p.first % Id(ranks))).push_back(p);
     }
     on_pairs(out.exchange(comm, &report.bytes_sent, false));
     if (progress) progress("fill", ++round, 2 * share.rounds);
-  });
+  };
+  if constexpr (kWeighted) share.for_each_weighted_round(one_round);
+  else share.for_each_round([&](std::span<const Edge> edges) { one_round(edges, {}); });
   std::vector<Id>().swap(label.rank);
+}
+
+template <class Id, class Source, class OnPairs>
+void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label, DistBuildReport& report,
+                    const DistProgress& progress, OnPairs&& on_pairs) {
+  scatter_tuples_as<IdPair<Id>>(share, comm, label, report, progress, std::forward<OnPairs>(on_pairs));
 }
 
 // Sorts each of `count` raw lists (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])) by degree rank,
@@ -365,6 +414,51 @@ void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& co
   g.adj = std::move(adj);
   g.directed_edges = comm.sum(write);
 }
+// Kernel 1's second half for kernel 3 in DRAM (collective): the weighted scatter placed in raw rows of (id,
+// weight), each list deduplicated to its neighbours' lightest copies (SSSP.md 1.3: never the first) and ordered
+// by weight, light edges first (as on storage: a bucket's light phase stops at its first heavy edge); ids
+// distributed. With `ids`, kernel 2's rows too, the same neighbours by degree rank. wshare: a weighted source's.
+template <class Id, class Source>
+void fill_weighted_rows(DistGraph<Id>& g, const TupleShare<Source>& wshare, const Comm& comm, LabelMap<Id>& label,
+                        DistBuildReport& report, bool ids, const DistProgress& progress = {}) {
+  const uint64_t local = g.hi - g.lo;
+  const Id ranks = Id(comm.size());
+  std::vector<uint64_t> raw(local + 1, 0);
+  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
+  report.raw_entries = raw.back();
+  NumaArray<NodeWeight<Id>> rows(report.raw_entries);
+  std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
+  scatter_tuples_as<WeightedPair<Id>>(wshare, comm, label, report, progress, [&](std::vector<WeightedPair<Id>>&& got) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < got.size(); ++i) {
+      uint64_t& at = cursor[got[i].first / ranks];
+      rows[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = {got[i].second, got[i].w};
+    }
+  });
+  sort_and_dedup_lists_by_weight(rows.data(), raw.data(), local);
+  g.offsets.assign(local + 1, 0);
+  const uint64_t write = squish_lists(rows.data(), raw.data(), local, [&](uint64_t i, uint64_t start, uint64_t, uint64_t,
+                                                                         uint64_t) { g.offsets[i] = start; });
+  g.offsets[local] = write;
+  rows.shrink(write);
+  if (ids) {
+    NumaArray<Id> adj(write);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (uint64_t i = 0; i < local; ++i) {
+      Id* first = adj.data() + g.offsets[i];
+      Id* last = adj.data() + g.offsets[i + 1];
+      for (Id* a = first; a != last; ++a) *a = rows[uint64_t(a - adj.data())].v;
+      std::sort(first, last);  // by degree rank: highest degree first
+      for (Id* a = first; a != last; ++a) *a = Id(g.part.id(*a));
+    }
+    g.adj = std::move(adj);
+  }
+#pragma omp parallel for schedule(static)
+  for (uint64_t k = 0; k < write; ++k) rows[k].v = Id(g.part.id(rows[k].v));
+  g.weighted = std::move(rows);
+  g.directed_edges = comm.sum(write);
+}
+
 // Kernel 1 across the ranks, every rank's rows in DRAM (collective). progress(phase, done, total) on every rank.
 template <class Id, class Source>
 DistGraph<Id> build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
@@ -373,6 +467,18 @@ DistGraph<Id> build_dist_graph(const TupleShare<Source>& share, const Comm& comm
   LabelMap<Id> label;
   DistGraph<Id> g = order_vertices(share, comm, label, progress);
   fill_rows(g, share, comm, label, report, progress);
+  report.seconds = omp_get_wtime() - t0;
+  return g;
+}
+
+// The same with kernel 3's weighted rows (and with `ids` kernel 2's beside them) from a weighted share.
+template <class Id, class Source>
+DistGraph<Id> build_weighted_dist_graph(const TupleShare<Source>& wshare, const Comm& comm, DistBuildReport& report,
+                                        bool ids, const DistProgress& progress = {}) {
+  const double t0 = omp_get_wtime();
+  LabelMap<Id> label;
+  DistGraph<Id> g = order_vertices(wshare, comm, label, progress);
+  fill_weighted_rows(g, wshare, comm, label, report, ids, progress);
   report.seconds = omp_get_wtime() - t0;
   return g;
 }

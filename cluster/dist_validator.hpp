@@ -5,11 +5,17 @@
 // rules 3-5 and recounts nedge (reference 3.0 rule) for a whole batch of searches, in two hops: a tuple (u, v)
 // goes to u's owner, which adds u's level in every search of the batch and forwards it to v's owner. Every
 // rank returns the same verdicts: per search, the first rule broken anywhere and its witness.
+// Kernel 3's results (a validator made `weighted`) are checked by SSSP.md's rules R1-R8 with the messages of
+// validate/sssp_validator.hpp: R1-R4 where each vertex's label lives, R8 (no parent cycle, which the reference
+// lacks) as the depths are derived, and R5-R7 in the pass over the weighted tuples, each tuple in both
+// directions: (x, y, w) goes to x's owner, which adds x's distance in every search and forwards it to y's
+// owner, which checks the triangle rule and confirms y's parent edge.
 #pragma once
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -18,6 +24,7 @@
 #include "cluster/comm.hpp"
 #include "cluster/dist_graph.hpp"
 #include "core/ids.hpp"
+#include "validate/sssp_validator.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
@@ -26,14 +33,15 @@ template <class Id>
 class DistValidator {
  public:
   // DRAM a rank needs for a batch of `slots` searches of a graph of n vertices over `ranks` ranks.
-  static uint64_t batch_bytes(uint64_t n, int ranks, int slots) {
-    return uint64_t(slots) * ((n + ranks - 1) / ranks) * (sizeof(Id) + sizeof(int32_t) + 1);
+  static uint64_t batch_bytes(uint64_t n, int ranks, int slots, bool weighted = false) {
+    return uint64_t(slots) * ((n + ranks - 1) / ranks) * (sizeof(Id) + sizeof(int32_t) + 1 + (weighted ? 4 : 0));
   }
 
-  DistValidator(uint64_t n, const Comm& comm, int slots)
+  // weighted: kernel 3's results (add_sssp), checked against a weighted share's tuples.
+  DistValidator(uint64_t n, const Comm& comm, int slots, bool weighted = false)
       : n_(n), comm_(comm), block_((n + comm.size() - 1) / comm.size()), a_(std::min(n, block_ * comm.rank())),
-        b_(std::min(n, a_ + block_)), slots_(slots), parent_((b_ - a_) * slots), level_((b_ - a_) * slots),
-        tree_edge_((b_ - a_) * slots) {}
+        b_(std::min(n, a_ + block_)), slots_(slots), weighted_(weighted), parent_((b_ - a_) * slots),
+        level_((b_ - a_) * slots), tree_edge_((b_ - a_) * slots), dist_(weighted ? (b_ - a_) * slots : 0) {}
 
   int size() const { return int(searches_.size()); }
   bool full() const { return size() == slots_; }
@@ -48,19 +56,57 @@ class DistValidator {
     derive_levels(s);
   }
 
-  // One pass over this rank's tuples for the whole batch (collective); the verdicts in the order added, the
-  // same on every rank. Empties the batch.
+  // Adds one kernel-3 search (collective): dist[v - g.lo] (-1 unreached) and out[v - g.lo] (the parent's input
+  // label) of local vertex v; R1-R4 are checked now and R8 as the depths are derived, so both may be reused.
+  void add_sssp(const DistGraph<Id>& g, const float* dist, const Id* out, uint64_t root, uint64_t nedge) {
+    Search& s = searches_.emplace_back(*this, size());
+    s.root = root;
+    s.nedge = nedge;
+    struct Result {
+      Id label, parent;
+      float d;
+    };
+    std::vector<std::vector<Result>> send(comm_.size());
+    for (uint64_t v = g.lo; v < g.hi; ++v) send[owner(g.label(v))].push_back({g.label(v), out[v - g.lo], dist[v - g.lo]});
+    for (const Result& x : comm_.exchange(send)) {
+      s.parent[x.label - a_] = x.parent;
+      s.dist[x.label - a_] = x.d;
+    }
+    for (uint64_t i = 0; i < s.count; ++i) {
+      const Id p = s.parent[i];
+      const float d = s.dist[i];
+      const bool no_parent = p == kNoVertex<Id>, no_dist = d == -1.0f;
+      if (!no_parent && p >= n_) fail(s, 1, sssp_rules::parent_out_of_range(a_ + i, p));
+      else if (!no_dist && !(d >= 0.0f)) fail(s, 2, sssp_rules::distance_out_of_range(a_ + i, d));
+      else if (no_parent != no_dist) fail(s, 3, sssp_rules::inconsistent(a_ + i, no_parent ? -1 : int64_t(p), d));
+    }
+    if (root >= a_ && root < b_ && !(s.parent[root - a_] == root && s.dist[root - a_] == 0.0f))
+      fail(s, 4, sssp_rules::bad_root(root, std::to_string(int64_t(s.parent[root - a_] == kNoVertex<Id> ? -1 : int64_t(s.parent[root - a_]))) +
+                                                " and distance " + sssp_rules::num(s.dist[root - a_])));
+    derive_levels(s);
+  }
+
+  // One pass over this rank's tuples for the whole batch (collective; weighted: a weighted share's); the
+  // verdicts in the order added, the same on every rank. Empties the batch.
   template <class Source>
   std::vector<Verdict> check(const TupleShare<Source>& tuples) {
-    check_tuples(tuples);
+    if constexpr (requires(ChunkBuffer& buffer) { tuples.source.read_weighted_chunk(0, buffer); }) {
+      if (weighted_) check_weighted_tuples(tuples);
+      else check_tuples(tuples);
+    } else {
+      if (weighted_) throw Error("internal error: kernel 3 validated against tuples without weights");
+      check_tuples(tuples);
+    }
     std::vector<Verdict> verdicts;
     for (Search& s : searches_) {
-      check_tree_edges(s);
+      if (weighted_) check_confirmed(s);
+      else check_tree_edges(s);
       Verdict v;
-      v.nedge = comm_.sum(s.counted);
+      v.nedge = comm_.sum(s.counted) / (weighted_ ? 2 : 1);  // weighted: each tuple counted both ways
       if (s.failure.rule == 0 && v.nedge != s.nedge)
-        fail(s, 6, "nedge mismatch: the search counted " + std::to_string(s.nedge) + ", the input tuples give " +
-                       std::to_string(v.nedge));
+        fail(s, weighted_ ? 7 : 6, weighted_ ? sssp_rules::wrong_nedge(s.nedge, v.nedge)
+                                             : "nedge mismatch: the search counted " + std::to_string(s.nedge) +
+                                                   ", the input tuples give " + std::to_string(v.nedge));
       agree(s, v);
       verdicts.push_back(std::move(v));
     }
@@ -85,16 +131,20 @@ class DistValidator {
   struct Search {
     Search(DistValidator& v, int j)
         : parent{v.parent_.data() + j, size_t(v.slots_)}, level{v.level_.data() + j, size_t(v.slots_)},
-          tree_edge{v.tree_edge_.data() + j, size_t(v.slots_)}, count(v.b_ - v.a_) {
+          tree_edge{v.tree_edge_.data() + j, size_t(v.slots_)},
+          dist{v.weighted_ ? v.dist_.data() + j : nullptr, size_t(v.slots_)},
+          count(v.b_ - v.a_) {
       for (uint64_t i = 0; i < count; ++i) {
         parent[i] = kNoVertex<Id>;
         level[i] = kNoLevel;
         tree_edge[i] = 0;
+        if (v.weighted_) dist[i] = -1.0f;
       }
     }
     Column<Id> parent;      // by input label - a_
     Column<int32_t> level;
-    Column<uint8_t> tree_edge;  // the vertex met its parent in some tuple (rule 5)
+    Column<uint8_t> tree_edge;  // the vertex met its parent in some tuple (rule 5; kernel 3: R5b confirmed it)
+    Column<float> dist;         // kernel 3's distances (weighted)
     uint64_t count;
     uint64_t root = 0, nedge = 0, counted = 0;
     Failure failure;
@@ -119,12 +169,15 @@ class DistValidator {
     for (uint64_t i = 0; i < s.count; ++i) {
       const Id p = s.parent[i];
       s.level[i] = p == kNoVertex<Id> ? kNoLevel : kUnknown;
-      if (p != kNoVertex<Id> && p >= n_)
+      if (p != kNoVertex<Id> && p >= n_ && !weighted_)  // kernel 3: R1, checked by add_sssp
         fail(s, 1, "vertex " + std::to_string(a_ + i) + " has parent " + std::to_string(p) + ", not a vertex");
     }
-    if (s.root >= a_ && s.root < b_) {
-      if (s.parent[s.root - a_] != s.root) fail(s, 1, "root " + std::to_string(s.root) + " is not its own parent");
-      else s.level[s.root - a_] = 0;
+    if (s.root >= a_ && s.root < b_) {  // kernel 3's root: R4, checked by add_sssp
+      if (s.parent[s.root - a_] != s.root) {
+        if (!weighted_) fail(s, 1, "root " + std::to_string(s.root) + " is not its own parent");
+      } else {
+        s.level[s.root - a_] = 0;
+      }
     }
     if (comm_.sum(s.failure.rule != 0) == 0) {
       for (;;) {
@@ -153,9 +206,11 @@ class DistValidator {
     }
     for (uint64_t i = 0; i < s.count; ++i)
       if (s.level[i] == kUnknown) {
-        if (s.failure.rule == 0)
-          fail(s, 1, "vertex " + std::to_string(a_ + i) + "'s parent chain never reaches the root (a cycle, or a "
-                     "parent that was not reached)");
+        if (s.failure.rule == 0) {
+          const std::string why = "vertex " + std::to_string(a_ + i) + "'s parent chain never reaches the root (a "
+                                  "cycle, or a parent that was not reached)";
+          fail(s, weighted_ ? 8 : 1, weighted_ ? sssp_rules::no_tree(why) : why);
+        }
         s.level[i] = kNoLevel;
       }
   }
@@ -236,6 +291,83 @@ class DistValidator {
       }
   }
 
+  // Kernel 3: R5 over this rank's weighted tuples for every search of the batch, each tuple both ways (x, y, w):
+  // hop 1 to x's owner, hop 2 to y's with x's distance in each search: 3 + slots words.
+  template <class Source>
+  void check_weighted_tuples(const TupleShare<Source>& tuples) {
+    const int threads = omp_get_max_threads(), k = size();
+    const size_t stride = 3 + size_t(k);
+    std::vector<std::vector<Failure>> found(threads, std::vector<Failure>(k));
+    std::vector<std::vector<uint64_t>> counted(threads, std::vector<uint64_t>(k, 0));
+    tuples.for_each_weighted_round([&](std::span<const Edge> edges, std::span<const float> weights) {
+      RankBuffers<WeightedPair<Id>> first(threads, comm_.size());
+#pragma omp parallel for schedule(static)
+      for (size_t i = 0; i < edges.size(); ++i) {
+        const Edge& e = edges[i];
+        if (e.u == e.v) continue;
+        first.mine(owner(e.u)).push_back({Id(e.u), Id(e.v), weights[i]});
+        first.mine(owner(e.v)).push_back({Id(e.v), Id(e.u), weights[i]});
+      }
+      const std::vector<WeightedPair<Id>> at_x = first.exchange(comm_);
+      RankBuffers<Id> second(threads, comm_.size());
+#pragma omp parallel for schedule(static)
+      for (size_t i = 0; i < at_x.size(); ++i) {
+        const auto [x, y, w] = at_x[i];
+        std::vector<Id>& to = second.mine(owner(y));
+        to.resize(to.size() + stride);
+        Id* hop = to.data() + to.size() - stride;
+        hop[0] = y;
+        hop[1] = x;
+        hop[2] = Id(std::bit_cast<uint32_t>(w));
+        const uint64_t at = (x - a_) * uint64_t(slots_);
+        for (int j = 0; j < k; ++j) hop[3 + j] = Id(std::bit_cast<uint32_t>(dist_[at + j]));
+      }
+      check_at_y(second.exchange(comm_), found, counted);
+    });
+    for (int j = 0; j < k; ++j)
+      for (int t = 0; t < threads; ++t) {
+        searches_[j].counted += counted[t][j];
+        if (found[t][j].rule) fail(searches_[j], found[t][j].rule, std::move(found[t][j].what));
+      }
+  }
+
+  // Hop 2's end, at y's owner: each (y, x, w, x's distances) against y's (R5a: both reached or neither; R5b:
+  // x confirms y's parent edge; R5c: the triangle rule), the entry counted where both ends are reached.
+  void check_at_y(const std::vector<Id>& at_y, std::vector<std::vector<Failure>>& found,
+                  std::vector<std::vector<uint64_t>>& counted) {
+    const int k = size();
+    const size_t stride = 3 + size_t(k);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < at_y.size(); i += stride) {
+      const Id y = at_y[i], x = at_y[i + 1];
+      const float w = std::bit_cast<float>(uint32_t(at_y[i + 2]));
+      const int t = omp_get_thread_num();
+      const uint64_t at = (y - a_) * uint64_t(slots_);
+      for (int j = 0; j < k; ++j) {
+        const float dx = std::bit_cast<float>(uint32_t(at_y[i + 3 + size_t(j)])), dy = dist_[at + j];
+        Failure& f = found[t][j];
+        if ((dx != -1.0f) != (dy != -1.0f)) {
+          if (f.rule == 0) f = {5, sssp_rules::spans(x, y)};
+          continue;
+        }
+        if (dx == -1.0f) continue;
+        const float via = dx + w;  // float + float: fl32, exactly as the reference checks
+        if (parent_[at + j] == x && dy == via) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
+        if (via < dy && f.rule == 0) f = {5, sssp_rules::triangle(x, y, w, via, dy)};
+        ++counted[t][j];
+      }
+    }
+  }
+
+  // R6: every reached vertex but the root had its parent edge confirmed.
+  void check_confirmed(Search& s) {
+    for (uint64_t i = 0; i < s.count; ++i)
+      if (s.dist[i] != -1.0f && a_ + i != s.root && !s.tree_edge[i]) {
+        fail(s, 6, sssp_rules::not_confirmed(a_ + i, s.parent[i], s.dist[i]));
+        return;
+      }
+  }
+
   // Every rank's verdict made one: the lowest rule broken on any rank, in the words of the lowest such rank.
   void agree(const Search& s, Verdict& v) {
     const uint64_t mine = s.failure.rule ? uint64_t(s.failure.rule) * 65536 + uint64_t(comm_.rank()) : UINT64_MAX;
@@ -245,16 +377,18 @@ class DistValidator {
     v.valid = false;
     v.rule = int(first / 65536);
     const std::string what = comm_.broadcast(s.failure.what, from);
-    v.message = rule_message(v.rule, what);
+    v.message = weighted_ ? sssp_rules::message(v.rule, what) : rule_message(v.rule, what);
   }
 
   uint64_t n_;
   const Comm& comm_;
   uint64_t block_, a_, b_;  // this rank checks input labels [a_, b_)
   int slots_;
+  bool weighted_;
   std::vector<Id> parent_;      // vertex-major: slots_ searches a vertex
   std::vector<int32_t> level_;
   std::vector<uint8_t> tree_edge_;
+  std::vector<float> dist_;     // weighted
   std::vector<Search> searches_;
 };
 

@@ -14,6 +14,7 @@
 
 #include "cluster/dist_bfs.hpp"
 #include "cluster/dist_graph.hpp"
+#include "cluster/dist_sssp.hpp"
 #include "cluster/dist_validator.hpp"
 #include "cluster/rank_rows.hpp"
 #include "core/error.hpp"
@@ -32,9 +33,13 @@ namespace strata {
 void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
   const Tier& tier = *cfg.place.tier;
-  if (cfg.kernels.sssp)
-    throw Error(fmt::format("kernel 3 (--kernel {}) does not run {} in this version: run it in one process", cfg.kernels.name(),
-                            under));
+  if (cfg.kernels.sssp && tier.on_storage)
+    throw Error(fmt::format("kernel 3 (--kernel {}) runs {} on --placement in-core ranks in this version; on {} run it "
+                            "in one process",
+                            cfg.kernels.name(), under, tier.name));
+  if (cfg.kernels.sssp && cfg.id_bytes == 8)
+    throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
+                            cfg.kernels.name()));
   if (tier.on_storage && cfg.graph_dir.empty())
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
                             tier.name, under));
@@ -61,18 +66,21 @@ void report(const RunHooks& hooks, const Comm& comm, const std::string& phase, u
 // the deal's buffers, labels, raw degrees, list bounds: 16 ids a vertex over P) and two bitmaps of the whole
 // graph (has_edge, the search's frontier), a round's buffers (the tuples; their hops and pairs, each held by the
 // threads, the send buffer and the receiver) and its rows: in-core two ids a tuple over P ranks (a tenth for
-// imbalance); tiered, what its budget allows them.
+// imbalance; kernel 3's: an (id, weight) pair a tuple, and kernel 2's ids beside them when both run); tiered, what its
+// budget allows them.
 template <class Id>
-uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, uint64_t budget) {
+uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, uint64_t budget, const KernelSet& kernels) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), p = uint64_t(processes);
-  const uint64_t rows = tiered ? budget : 2 * m / p * sizeof(Id) * 11 / 10;
-  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + 9 * sizeof(IdPair<Id>));
+  const uint64_t entry = kernels.sssp ? sizeof(NodeWeight<Id>) + (kernels.bfs ? sizeof(Id) : 0) : sizeof(Id);
+  const uint64_t rows = tiered ? budget : 2 * m / p * entry * 11 / 10;
+  const uint64_t pair = kernels.sssp ? sizeof(WeightedPair<Id>) : sizeof(IdPair<Id>);
+  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + (kernels.sssp ? sizeof(float) : 0) + 9 * pair);
   return 16 * sizeof(Id) * ((n + p - 1) / p) + n / 4 + rows + round;
 }
 
 template <class Id>
-void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint64_t budget) {
-  const uint64_t each = rank_peak_bytes<Id>(spec, comm.size(), tiered, budget);
+void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint64_t budget, const KernelSet& kernels) {
+  const uint64_t each = rank_peak_bytes<Id>(spec, comm.size(), tiered, budget, kernels);
   const uint64_t node = each * uint64_t(comm.ranks_on_this_node()), have = available_memory_bytes();
   if (node > have)
     throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank{}); {} available",
@@ -92,10 +100,11 @@ void plant_cycle(const DistGraph<Id>& g, Id* out, uint64_t root, const Comm& com
 }
 
 // Searches one pass over the tuples checks: --validate-batch, else up to 16, as a quarter of what is available
-// on this node allows (every rank of the node holds its batch).
+// on this node allows (every rank of the node holds its batch; kernel 3's hold distances too).
 template <class Id>
 int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& comm) {
-  const uint64_t each = DistValidator<Id>::batch_bytes(n, comm.size(), 1) * uint64_t(comm.ranks_on_this_node());
+  const uint64_t each =
+      DistValidator<Id>::batch_bytes(n, comm.size(), 1, cfg.kernels.sssp) * uint64_t(comm.ranks_on_this_node());
   const uint64_t have = available_memory_bytes();
   if (cfg.validate_batch > 0) {
     const int slots = std::min(cfg.validate_batch, roots);
@@ -226,10 +235,11 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
 }
 
 // Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
+// Kernel 3 (wshare: the weighted tuples) builds the weighted rows, and kernel 2's beside them when both run.
 template <class Id, class Source>
 DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
-                      const Comm& comm, const RunHooks& hooks, DistBuildReport& build,
-                      std::optional<RankRows<Id>>& rows) {
+                      const TupleShare<GeneratedEdges>* wshare, const Comm& comm, const RunHooks& hooks,
+                      DistBuildReport& build, std::optional<RankRows<Id>>& rows) {
   comm.barrier();
   const double t0 = now();
   const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
@@ -237,13 +247,14 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
   };
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
-  DistGraph<Id> g = cfg.place.tier->on_storage
-                    ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
-                    : build_dist_graph<Id>(share, comm, build, progress);
+  DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
+                    : wshare ? build_weighted_dist_graph<Id>(*wshare, comm, build, cfg.kernels.bfs, progress)
+                             : build_dist_graph<Id>(share, comm, build, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
     const Topology topo = Topology::detect();
     const std::vector<int>& nodes = cfg.place.memory.mem_nodes.empty() ? topo.memory_nodes : cfg.place.memory.mem_nodes;
     g.adj.place_on(nodes, cfg.place.memory.interleave);
+    g.weighted.place_on(nodes, cfg.place.memory.interleave);
   }
   // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
   r.construction_time = comm.max(rows && rows->report().reused
@@ -315,11 +326,8 @@ struct DistBfsKernel {
 
 template <class Id, class Source>
 SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
-                          DistBfs<Id>& bfs, int slots, const Comm& comm, const RunHooks& hooks) {
-  const std::vector<uint64_t> roots =
-      search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
-  if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
-  const std::vector<Id> internal = internal_roots(g, roots, comm);
+                          DistBfs<Id>& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
+                          int slots, const Comm& comm, const RunHooks& hooks) {
   std::optional<DistValidator<Id>> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots);
   std::vector<Id> out(g.local_count());
@@ -330,13 +338,94 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   return kernel.totals;
 }
 
+// Kernel 3 across the ranks for time_searches, as DistBfsKernel is kernel 2: each result's facts gathered by
+// input label, then the result joins the validation batch (R1-R8), checked in one pass over the weighted tuples.
+template <class Id>
+struct DistSsspKernel {
+  const RunConfig& cfg;
+  const RunHooks& hooks;
+  RunResult& r;
+  const TupleShare<GeneratedEdges>& wshare;
+  const DistGraph<Id>& g;
+  DistDeltaStepping<Id>& sssp;
+  const Comm& comm;
+  const std::vector<uint64_t>& roots;
+  const std::vector<Id>& internal;
+  std::optional<DistValidator<Id>>& validator;
+  std::vector<float>& dist;
+  std::vector<Id>& parent;
+  SsspStats stats{};
+  SearchTotals totals{};
+  uint64_t sent_before = 0;  // this rank's bytes sent before the search just run
+  std::vector<size_t> waiting{};
+  double busy = 0;
+
+  void align() const { comm.barrier(); }
+  double slowest(double seconds) const { return comm.max(seconds); }
+  void search(size_t i) {
+    sent_before = sssp.bytes_sent();
+    stats = sssp.search(internal[i], dist.data(), parent.data());
+  }
+  uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
+  void searched(size_t i, bool more) {
+    totals.bytes_sent += sssp.bytes_sent() - sent_before;  // the timed searches' (searched() skips the warm-up)
+    if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
+    r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
+    r.sssp_stats.push_back(stats);
+    if (cfg.bfs.trace && hooks.sssp_trace && comm.root()) hooks.sssp_trace(i, roots[i], stats, r.sssp_searches[i].time);
+    if (!validator) return;
+    const double v0 = now();
+    validator->add_sssp(g, dist.data(), parent.data(), roots[i], r.sssp_searches[i].nedge);
+    busy += comm.max(now() - v0);
+    waiting.push_back(i);
+    if (validator->full() || !more) check_batch();
+  }
+  void check_batch() {
+    if (hooks.progress && comm.root())
+      hooks.progress("validation", 0, 1, fmt::format("SSSP searches {}-{} in one pass", waiting.front(), waiting.back()));
+    const double v0 = now();
+    const std::vector<Verdict> verdicts = validator->check(wshare);
+    const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
+    for (size_t j = 0; j < waiting.size(); ++j) r.record_sssp_verdict(waiting[j], verdicts[j], each);
+    ++r.validation.tuple_passes;
+    waiting.clear();
+    busy = 0;
+  }
+  // A planted error, after timing (--debug-corrupt-sssp): on the last rank holding a reached vertex other than
+  // the root, the first such is a little farther than its parent makes it; R5 or R6 must refuse it.
+  void plant_wrong_distance(uint64_t root) {
+    uint64_t at = UINT64_MAX;
+    for (uint64_t i = 0; i < g.local_count() && at == UINT64_MAX; ++i)
+      if (parent[i] != kNoVertex<Id> && g.labels[i] != root) at = i;
+    const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
+    if (planter == uint64_t(comm.rank()) + 1) dist[at] = std::nextafter(dist[at], 2.0f * dist[at] + 1.0f);
+  }
+};
+
+template <class Id>
+SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
+                       const DistGraph<Id>& g, DistDeltaStepping<Id>& sssp, const std::vector<uint64_t>& roots,
+                       const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks) {
+  r.sssp_delta = cfg.delta;
+  std::optional<DistValidator<Id>> validator;
+  if (cfg.validate) validator.emplace(g.n, comm, slots, /*weighted=*/true);
+  std::vector<float> dist(g.local_count());
+  std::vector<Id> parent(g.local_count());
+  DistSsspKernel<Id> kernel{cfg, hooks, r, wshare, g, sssp, comm, roots, internal, validator, dist, parent};
+  RunHooks shown = hooks;
+  if (!comm.root()) shown.progress = nullptr;
+  time_searches(kernel, roots, r.sssp_searches, shown, "kernel 3");
+  return kernel.totals;
+}
+
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
 // rank's disk and reads.
+// search_state: the larger kernel's per-search arrays on this rank.
 template <class Id, class Source>
-void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, const DistBfs<Id>& bfs,
+void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, uint64_t search_state,
               const std::optional<RankRows<Id>>& rows, const DistBuildReport& build, const SearchTotals& totals,
               int slots, const Comm& comm) {
-  r.validate_batch = cfg.validate ? std::min(slots, int(r.searches.size())) : 1;
+  r.validate_batch = cfg.validate ? std::min(slots, int(r.roots())) : 1;
   r.parts = 1;
   r.numa_nodes = 1;
   r.id_bytes = sizeof(Id);
@@ -346,7 +435,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
                     "adjacency entries)";
   char host[64] = {};
   ::gethostname(host, sizeof(host) - 1);
-  const uint64_t validation = cfg.validate ? DistValidator<Id>::batch_bytes(g.n, comm.size(), slots) : 0;
+  const uint64_t validation = cfg.validate ? DistValidator<Id>::batch_bytes(g.n, comm.size(), slots, cfg.kernels.sssp) : 0;
   RankReport mine;
   mine.rank = comm.rank();
   mine.host = host;
@@ -354,7 +443,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   mine.first_vertex = g.lo;
   mine.end_vertex = g.hi;
   mine.directed_edges = g.entries();
-  mine.dram_bytes = g.bytes() + bfs.state_bytes() + g.local_count() * sizeof(Id) + validation;
+  mine.dram_bytes = g.bytes() + search_state + validation;
   mine.build_bytes_sent = build.bytes_sent;
   mine.search_bytes_sent = totals.bytes_sent;
   r.placement.tier = cfg.place.tier;
@@ -393,8 +482,13 @@ template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
   const bool tiered = cfg.place.tier->on_storage;
-  comm.all_or_none([&] { check_memory<Id>(r.spec, comm, tiered, cfg.place.dram_budget); });
+  comm.all_or_none([&] { check_memory<Id>(r.spec, comm, tiered, cfg.place.dram_budget, cfg.kernels); });
   const TupleShare<Source> share(source, comm);
+  // Kernel 3's tuples with their weights, drawn from the spec as one process draws them (a graph directory
+  // stores no weights; its tuples are the spec's).
+  std::optional<GeneratedEdges> weighted;
+  std::optional<TupleShare<GeneratedEdges>> wshare;
+  if (cfg.kernels.sssp) wshare.emplace(weighted.emplace(GeneratedEdges{Kronecker(r.spec)}), comm);
 
   comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked
   const double t0 = now();
@@ -404,11 +498,27 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
 
   DistBuildReport build;
   std::optional<RankRows<Id>> rows;
-  const DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, comm, hooks, build, rows);
-  DistBfs<Id> bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
+  const DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, wshare ? &*wshare : nullptr, comm, hooks, build, rows);
+  const std::vector<uint64_t> roots =
+      search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
+  if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
+  const std::vector<Id> internal = internal_roots(g, roots, comm);
   const int slots = validation_slots<Id>(cfg, g.n, cfg.roots, comm);
-  const SearchTotals totals = run_searches(r, cfg, share, g, bfs, slots, comm, hooks);
-  describe(r, cfg, source, g, bfs, rows, build, totals, slots, comm);
+  SearchTotals totals;
+  uint64_t search_state = 0;
+  if (cfg.kernels.bfs) {
+    DistBfs<Id> bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
+    totals = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
+    search_state = bfs.state_bytes() + g.local_count() * sizeof(Id);
+  }
+  if constexpr (sizeof(Id) == 4) {
+    if (cfg.kernels.sssp && r.ok()) {
+      DistDeltaStepping<Id> sssp(g, comm, cfg.delta);
+      totals.bytes_sent += run_sssp_searches(r, cfg, *wshare, g, sssp, roots, internal, slots, comm, hooks).bytes_sent;
+      search_state = std::max(search_state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
+    }
+  }
+  describe(r, cfg, source, g, search_state, rows, build, totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());
@@ -424,6 +534,9 @@ std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& 
           {"seed", fmt::format("{},{}", spec.seed1, spec.seed2)},
           {"the graph header's checksum", fmt::format("{:016x}", graph_hash)},
           {"--roots", std::to_string(cfg.roots)},
+          {"--kernel", cfg.kernels.name()},
+          {"--delta", fmt::format("{}", cfg.delta)},
+          {"--debug-corrupt-sssp", std::to_string(plant.corrupt_sssp)},
           {"--placement", std::string(cfg.place.tier->name)},
           {"validation (--no-validate)", cfg.validate ? "on" : "off"},
           {"--validate-batch", std::to_string(cfg.validate_batch)},
@@ -476,6 +589,7 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
   r.validate = cfg.validate;
   r.place = cfg.place;
   r.validation.method = ValidationMethod::kTuples;
+  r.kernels = cfg.kernels;
   if (!cfg.graph_dir.empty()) {
     std::optional<DirLock> lock;
     std::optional<GraphDir> dir;

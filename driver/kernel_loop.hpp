@@ -5,8 +5,8 @@
 //   nedge(i)           untimed: the reference's count for the search just run
 //   searched(i, more)  untimed: whatever follows a search (traces, validation); more: another search follows
 // and, across processes (cluster/run_mpi.cpp), align() before a search starts and slowest(seconds), the time
-// every process agrees on. BFS (kernel 2) is graph500.cpp's BfsKernel and run_mpi.cpp's DistBfsKernel;
-// kernel 3 will be the next.
+// every process agrees on. BFS (kernel 2) is graph500.cpp's BfsKernel and run_mpi.cpp's DistBfsKernel; SSSP
+// (kernel 3) sssp_searches.hpp's SsspKernel and run_mpi.cpp's DistSsspKernel.
 #pragma once
 #include <fmt/format.h>
 

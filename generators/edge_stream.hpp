@@ -52,6 +52,14 @@ struct GeneratedEdges {
     gen.generate(begin, end, buffer.edges.data());
     return {buffer.edges.data(), end - begin};
   }
+  // read_chunk's tuples with their kernel-3 weights, in buffer.weights (a rank's share of a weighted build).
+  std::span<const Edge> read_weighted_chunk(uint64_t c, ChunkBuffer& buffer) const {
+    const uint64_t begin = c * kDefaultEdgeChunk, end = std::min(spec().edge_count(), begin + kDefaultEdgeChunk);
+    buffer.edges.resize(kDefaultEdgeChunk);
+    buffer.weights.resize(kDefaultEdgeChunk);
+    gen.generate(begin, end, buffer.edges.data(), buffer.weights.data());
+    return {buffer.edges.data(), end - begin};
+  }
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {
     for_each_chunk(*this, std::forward<Fn>(fn));

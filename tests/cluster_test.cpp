@@ -5,6 +5,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -15,10 +17,12 @@
 #include "cluster/comm.hpp"
 #include "cluster/dist_bfs.hpp"
 #include "cluster/dist_graph.hpp"
+#include "cluster/dist_sssp.hpp"
 #include "cluster/dist_validator.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
+#include "sssp/delta_stepping.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -226,6 +230,236 @@ TYPED_TEST(Distributed, NedgeMiscounted) {
   const Verdict v = this->check_with(this->root_, TypeParam(this->root_), this->nedge_ + 1);
   EXPECT_FALSE(v.valid);
   EXPECT_EQ(v.rule, 6) << v.message;
+}
+
+// Kernel 3 across the ranks: the weighted rows are the lightest copies, the distances one process's bits, and
+// the distributed validator refuses each rule's planted error (R1-R8), found in its own search of a batch.
+class DistributedSssp : public ::testing::Test {
+ protected:
+  using Id = uint32_t;
+  static void SetUpTestSuite() {
+    source_ = new GeneratedEdges{Kronecker(kSpec)};
+    share_ = new TupleShare<GeneratedEdges>(*source_, *world);
+    DistBuildReport report;
+    g_ = new DistGraph<Id>(build_weighted_dist_graph<Id>(*share_, *world, report, /*ids=*/true));
+    one_ = new Csr<Id, float>(build_csr<Id, float>(GeneratedEdges{Kronecker(kSpec)}));
+    DistDeltaStepping<Id> sssp(*g_, *world, 0.05f);
+    std::vector<float> d(g_->local_count());
+    std::vector<Id> p(g_->local_count());
+    sssp.search(internal_roots(*g_, {kRoot}, *world)[0], d.data(), p.data());
+    nedge_ = sssp.reached_raw_degree_sum() / 2;
+    facts_ = distance_facts_across(*g_, d.data(), *world);
+    // The whole result by input label on every rank, so all ranks plant the same error.
+    struct Labelled {
+      Id label, parent;
+      float d;
+    };
+    std::vector<std::vector<Labelled>> send(world->size());
+    for (int r = 0; r < world->size(); ++r)
+      for (uint64_t v = g_->lo; v < g_->hi; ++v) send[r].push_back({g_->label(v), p[v - g_->lo], d[v - g_->lo]});
+    dist_.assign(kSpec.vertex_count(), -1.0f);
+    parent_.assign(kSpec.vertex_count(), kNoVertex<Id>);
+    for (const Labelled& x : world->exchange(send)) {
+      dist_[x.label] = x.d;
+      parent_[x.label] = x.parent;
+    }
+  }
+  static void TearDownTestSuite() {
+    delete one_;
+    delete g_;
+    delete share_;
+    delete source_;
+  }
+  void SetUp() override {
+    dist = dist_;
+    parent = parent_;
+    nedge = nedge_;
+  }
+  // The planted result (dist, parent, nedge) checked between two copies of the correct one.
+  Verdict verdict() const {
+    std::vector<float> d(g_->local_count()), d0(g_->local_count());
+    std::vector<Id> p(g_->local_count()), p0(g_->local_count());
+    for (uint64_t v = g_->lo; v < g_->hi; ++v) {
+      d[v - g_->lo] = dist[g_->label(v)], p[v - g_->lo] = parent[g_->label(v)];
+      d0[v - g_->lo] = dist_[g_->label(v)], p0[v - g_->lo] = parent_[g_->label(v)];
+    }
+    DistValidator<Id> validator(g_->n, *world, 3, /*weighted=*/true);
+    validator.add_sssp(*g_, d0.data(), p0.data(), kRoot, nedge_);
+    validator.add_sssp(*g_, d.data(), p.data(), kRoot, nedge);
+    validator.add_sssp(*g_, d0.data(), p0.data(), kRoot, nedge_);
+    const std::vector<Verdict> v = validator.check(*share_);
+    EXPECT_TRUE(v[0].valid && v[2].valid) << v[0].message << v[2].message;
+    return v[1];
+  }
+  uint64_t reached_leaf() const {
+    std::vector<bool> is_parent(parent.size());
+    for (uint64_t v = 0; v < parent.size(); ++v)
+      if (parent[v] != kNoVertex<Id>) is_parent[parent[v]] = true;
+    for (uint64_t v = 0; v < parent.size(); ++v)
+      if (parent[v] != kNoVertex<Id> && v != kRoot && !is_parent[v]) return v;
+    ADD_FAILURE() << "no leaf";
+    return 0;
+  }
+
+  static constexpr uint64_t kRoot = 458;  // SSSP.md's first root at SCALE 10
+  static inline GeneratedEdges* source_ = nullptr;
+  static inline TupleShare<GeneratedEdges>* share_ = nullptr;
+  static inline DistGraph<Id>* g_ = nullptr;
+  static inline Csr<Id, float>* one_ = nullptr;  // the single-process weighted CSR, the oracle
+  static inline std::vector<float> dist_;
+  static inline std::vector<Id> parent_;
+  static inline uint64_t nedge_ = 0;
+  static inline DistanceFacts facts_;
+  std::vector<float> dist;
+  std::vector<Id> parent;
+  uint64_t nedge = 0;
+};
+
+TEST_F(DistributedSssp, DistancesAreOneProcessBits) {
+  DeltaStepping<Id> one(*one_, 0.1f);
+  std::vector<float> d(one_->n);
+  std::vector<Id> p(one_->n);
+  one.search(internal_ids<Id>({one_->to_input.data(), one_->n}, {kRoot})[0], d.data(), p.data());
+  EXPECT_EQ(std::memcmp(d.data(), dist_.data(), d.size() * sizeof(float)), 0);
+  EXPECT_EQ(one.reached_raw_degree_sum() / 2, nedge_);
+  DistanceFacts f;
+  f.add(d.data(), d.size());
+  EXPECT_EQ(f.dist_fnv, 0x655f56114f9f3658ull);  // SSSP.md's vector
+  EXPECT_EQ(facts_.dist_fnv, f.dist_fnv);
+  EXPECT_EQ(facts_.dist_sum, f.dist_sum);
+  EXPECT_EQ(facts_.reached, f.reached);
+  EXPECT_EQ(facts_.max_dist, f.max_dist);
+}
+
+TEST_F(DistributedSssp, RowsHoldTheLightestCopyOfEachEdgeByWeight) {
+  std::vector<std::vector<IdPair<Id>>> labels(world->size());  // every distributed id's label, on every rank
+  for (int r = 0; r < world->size(); ++r)
+    for (uint64_t v = g_->lo; v < g_->hi; ++v) labels[r].push_back({Id(v), g_->label(v)});
+  std::vector<Id> input(g_->part.ids(), kNoVertex<Id>);
+  for (const IdPair<Id>& p : world->exchange(labels)) input[p.first] = p.second;
+  std::vector<Id> internal(one_->n);
+  for (uint64_t v = 0; v < one_->n; ++v) internal[one_->to_input[v]] = Id(v);
+  uint64_t entries = 0;
+  for (uint64_t v = g_->lo; v < g_->hi; ++v) {
+    const Id iv = internal[g_->label(v)];
+    const auto ids = one_->neighbors(iv);  // by id, each neighbour's lightest copy beside it
+    const uint64_t first = g_->offsets[v - g_->lo], last = g_->offsets[v - g_->lo + 1];
+    ASSERT_EQ(last - first, ids.size()) << "vertex " << g_->label(v);
+    for (uint64_t k = first; k < last; ++k) {
+      if (k > first) {
+        ASSERT_LE(g_->weighted[k - 1].w, g_->weighted[k].w) << "not by weight";
+      }
+      const Id iu = internal[input[g_->weighted[k].v]];
+      const auto at = std::lower_bound(ids.begin(), ids.end(), iu);
+      ASSERT_TRUE(at != ids.end() && *at == iu) << "no such edge";
+      EXPECT_EQ(g_->weighted[k].w, one_->weights[one_->offsets[iv] + uint64_t(at - ids.begin())]);
+    }
+    entries += last - first;
+  }
+  EXPECT_EQ(world->sum(entries), one_->directed_edges());
+}
+
+TEST_F(DistributedSssp, ACorrectResultPasses) {
+  const Verdict v = verdict();
+  EXPECT_TRUE(v.valid) << v.message;
+  EXPECT_EQ(v.nedge, nedge_);
+}
+TEST_F(DistributedSssp, R1ParentOutOfRange) {
+  parent[reached_leaf()] = Id(kSpec.vertex_count() + 5);
+  EXPECT_EQ(verdict().rule, 1) << verdict().message;
+}
+TEST_F(DistributedSssp, R2NegativeDistance) {
+  dist[reached_leaf()] = -0.5f;
+  EXPECT_EQ(verdict().rule, 2) << verdict().message;
+}
+TEST_F(DistributedSssp, R3ReachedWithoutAParent) {
+  parent[reached_leaf()] = kNoVertex<Id>;
+  EXPECT_EQ(verdict().rule, 3) << verdict().message;
+}
+TEST_F(DistributedSssp, R4RootNotAtZero) {
+  dist[kRoot] = 0.25f;
+  EXPECT_EQ(verdict().rule, 4) << verdict().message;
+}
+TEST_F(DistributedSssp, R5AReachedVertexLeftUnreached) {
+  const uint64_t v = reached_leaf();
+  parent[v] = kNoVertex<Id>, dist[v] = -1.0f;
+  const Verdict bad = verdict();
+  EXPECT_EQ(bad.rule, 5) << bad.message;
+  EXPECT_NE(bad.message.find("visited and unvisited"), std::string::npos) << bad.message;
+}
+TEST_F(DistributedSssp, R5ADistanceTooLarge) {
+  const uint64_t v = reached_leaf();
+  dist[v] = std::nextafter(dist[v], 10.0f);
+  const Verdict bad = verdict();
+  EXPECT_EQ(bad.rule, 5) << bad.message;
+  EXPECT_NE(bad.message.find("triangle"), std::string::npos) << bad.message;
+}
+TEST_F(DistributedSssp, R6ADistanceTooSmall) {
+  const uint64_t v = reached_leaf();
+  dist[v] = std::nextafter(dist[v], 0.0f);
+  EXPECT_EQ(verdict().rule, 6) << verdict().message;
+}
+TEST_F(DistributedSssp, R6AWrongParent) {
+  const uint64_t v = reached_leaf();
+  const uint64_t iv = internal_ids<Id>({one_->to_input.data(), one_->n}, {v})[0];
+  for (const Id u : one_->neighbors(iv))  // a neighbour whose edge is not tight
+    if (one_->to_input[u] != parent[v] && dist[one_->to_input[u]] + 0.0f != dist[v]) {
+      parent[v] = one_->to_input[u];
+      break;
+    }
+  ASSERT_NE(parent[v], parent_[v]);
+  EXPECT_EQ(verdict().rule, 6) << verdict().message;
+}
+TEST_F(DistributedSssp, R7AWrongNedge) {
+  ++nedge;
+  EXPECT_EQ(verdict().rule, 7) << verdict().message;
+}
+
+// A fixed weighted tuple list as an edge source (one chunk, so rank 0 reads it all).
+struct FixedTuples {
+  KroneckerSpec s;
+  std::vector<Edge> edges;
+  std::vector<float> weights;
+  const KroneckerSpec& spec() const { return s; }
+  uint64_t chunk_edges() const { return edges.size(); }
+  uint64_t chunk_count() const { return 1; }
+  std::span<const Edge> read_chunk(uint64_t, ChunkBuffer&) const { return edges; }
+  std::span<const Edge> read_weighted_chunk(uint64_t, ChunkBuffer& buffer) const {
+    buffer.weights = weights;
+    return edges;
+  }
+};
+
+// R8, which the reference lacks: a parent cycle whose edges all confirm, made possible by absorption
+// (fl32(1 + 1e-10) == 1). Path 0 -1.0- 1 -1e-10- 2: dist 0, 1, 1; the parents of 1 and 2 point at each other.
+TEST(DistributedSsspValidator, AParentCycleThatConfirmsIsRefusedByTheTreeCheck) {
+  using Id = uint32_t;
+  const FixedTuples tuples{{2, 16, 2, 3}, {{0, 1}, {1, 2}}, {1.0f, 1e-10f}};
+  const TupleShare<FixedTuples> share(tuples, *world);
+  DistGraph<Id> g;  // what add_sssp reads of it: its vertices and their labels
+  g.n = 3;
+  g.part = VertexDeal(3, world->size());
+  g.lo = g.part.begin(world->rank());
+  g.hi = g.part.end(world->rank());
+  g.labels = NumaArray<Id>(g.local_count());
+  for (uint64_t v = g.lo; v < g.hi; ++v) g.labels[v - g.lo] = Id(g.part.degree_rank(v));
+  ASSERT_EQ(1.0f + 1e-10f, 1.0f);
+  auto verdict = [&](const std::vector<Id>& parent) {
+    const std::vector<float> dist = {0.0f, 1.0f, 1.0f};
+    std::vector<float> d;
+    std::vector<Id> p;
+    for (uint64_t v = g.lo; v < g.hi; ++v) {
+      d.push_back(dist[g.label(v)]);
+      p.push_back(parent[g.label(v)]);
+    }
+    DistValidator<Id> validator(g.n, *world, 1, /*weighted=*/true);
+    validator.add_sssp(g, d.data(), p.data(), 0, 2);
+    return validator.check(share)[0];
+  };
+  EXPECT_TRUE(verdict({0, 0, 1}).valid) << verdict({0, 0, 1}).message;
+  const Verdict bad = verdict({0, 2, 1});
+  EXPECT_EQ(bad.rule, 8) << bad.message;
+  EXPECT_NE(bad.message.find("cycle"), std::string::npos) << bad.message;
 }
 
 // The owner of a distributed id by one multiply (the search's hot path) is the quotient id / span for every

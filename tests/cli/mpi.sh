@@ -109,8 +109,6 @@ expect "--mem-nodes with a node the machine lacks: refused once" test "$(grep -c
 mpi $P run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"
 expect "a bad flag: non-zero exit" test $? -ne 0
 expect "a bad flag: said once" test "$(grep -c 'strata: error:.*bogus' "$tmp/flag.err")" -eq 1
-mpi $P run --scale 10 --roots 2 --kernel both >/dev/null 2>"$tmp/k3.err"
-expect "kernel 3 refused under mpirun, once" test "$(grep -c "strata: error:.*kernel 3 (--kernel both) does not run under mpirun" "$tmp/k3.err")" -eq 1
 mpi $P generate --scale 8 --out "$tmp/x" >/dev/null 2>"$tmp/gen.err"
 expect "generate refused under mpirun" grep -q "strata: error: strata generate runs in one process" "$tmp/gen.err"
 expect "nothing generated" test ! -e "$tmp/x"

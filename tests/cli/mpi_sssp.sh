@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `mpirun -np P strata run --kernel sssp|both` on in-core ranks: kernel 3's distances are SSSP.md's vectors (the
+# reference's bits) at 1 to 4 ranks, generated and from a graph directory, at any --delta; both kernels in one
+# run, validated; the trace; a planted wrong distance fails the run naming the rule, once; kernel 3 on tiered
+# ranks refused before any work.
+source "$(dirname "$0")/lib.sh"
+need_mpi
+source "$(dirname "$0")/mpi_lib.sh"
+source "$(dirname "$0")/sssp_vectors.sh"
+
+for P in 1 2 3 4; do
+  mpi "$P" run --scale 10 --roots 4 --kernel sssp --threads 1 --json "$tmp/s$P.json" >"$tmp/s$P.txt" 2>&1
+  expect "$P ranks: exit 0" test $? -eq 0
+  expect "$P ranks: SSSP.md's vectors at SCALE 10" check_vectors 10 "$tmp/s$P.json"
+  expect "$P ranks: every search validated against the tuples" grep -q "^validation: every search checked against the input tuples" "$tmp/s$P.txt"
+done
+expect "the summary names kernel 3" grep -qE "^summary: SCALE 10, in-core, 4 of 4 searches validated, SSSP [0-9.e+-]+ GTEPS" "$tmp/s2.txt"
+expect "kernel 3's relaxations are counted as bytes sent" python3 -c "
+import json; j = json.load(open('$tmp/s2.json')); assert j['mpi']['processes'] == 2 and j['kernel'] == 'sssp'
+assert sum(r['search_bytes_sent'] for r in j['mpi']['ranks']) > 0"
+mpi 2 run --scale 14 --roots 4 --kernel sssp --delta 0.1 --json "$tmp/s14.json" >/dev/null 2>&1
+expect "2 ranks, delta 0.1: SSSP.md's vectors at SCALE 14" check_vectors 14 "$tmp/s14.json"
+
+# From a graph directory, both kernels: kernel 2 as one process runs it, kernel 3 the vectors.
+"$strata" generate --scale 12 --out "$tmp/g" 2>/dev/null
+"$strata" run --graph "$tmp/g" --roots 4 --json "$tmp/one.json" >/dev/null 2>&1
+mpi 3 run --graph "$tmp/g" --roots 4 --kernel both --threads 1 --trace --json "$tmp/b.json" >"$tmp/b.txt" 2>"$tmp/b.err"
+expect "both kernels, 3 ranks: exit 0" test $? -eq 0
+expect "both kernels: SSSP.md's vectors at SCALE 12" check_vectors 12 "$tmp/b.json"
+expect "both kernels: kernel 2 as one process" same_searches "$tmp/one.json" "$tmp/b.json"
+expect "both kernels: the summary names both" grep -qE "^summary: SCALE 12, in-core, 8 of 8 searches validated, BFS .* SSSP " "$tmp/b.txt"
+expect "both kernels: the block's sssp lines" grep -qE "^sssp_harmonic_mean_TEPS: +[0-9]" "$tmp/b.txt"
+expect "both kernels: 3 processes in the block" grep -qx "num_mpi_processes:              3" "$tmp/b.txt"
+expect "trace: a line a kernel 3 search" grep -qE "^trace: sssp search 1 root 858 buckets [1-9][0-9]* relaxations [1-9][0-9]* reached 3351 " "$tmp/b.err"
+
+# A wrong distance planted in one rank's part: the run fails, naming the rule, once.
+mpi 2 run --scale 10 --roots 4 --kernel sssp --debug-corrupt-sssp 1 >"$tmp/bad.txt" 2>"$tmp/bad.err"
+expect "planted wrong distance: non-zero exit" test $? -ne 0
+expect "planted wrong distance: rule R5 said once" test "$(grep -c "strata: error: validation failed for SSSP search 1 (root 214): rule R5" "$tmp/bad.err")" -eq 1
+expect "planted wrong distance: no statistics" grep -q "No statistics" "$tmp/bad.txt"
+
+# Kernel 3 on tiered ranks: refused before any work (nothing built).
+mpi 2 run --graph "$tmp/g" --placement out-of-core --kernel sssp >/dev/null 2>"$tmp/t.err"
+expect "kernel 3 on out-of-core ranks: refused once" test "$(grep -c "strata: error:.*kernel 3 (--kernel sssp) runs under mpirun (2 processes) on --placement in-core ranks" "$tmp/t.err")" -eq 1
+expect "kernel 3 on out-of-core ranks: no rows built" test ! -e "$tmp/g/mpi-p2"
+mpi 2 run --scale 10 --kernel sssp --debug-id-bytes 8 >/dev/null 2>"$tmp/w.err"
+expect "kernel 3 with 64-bit ids: refused once" test "$(grep -c "strata: error:.*needs 32-bit vertex ids" "$tmp/w.err")" -eq 1
+finish
