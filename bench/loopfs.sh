@@ -1,7 +1,8 @@
 # Shared by the device benchmarks (root): xfs on a loop device opened with --direct-io=on (without it this
 # machine's page cache would serve the "disk" at RAM speed) mounted at MNT, sized for the largest SCALE in
 # $scales (or SIZE_SCALE; image_size, set by the caller, overrides), reused when mounted already and removed on exit unless KEEP=1; run_capped runs a
-# command inside a cgroup v1 memory group, page cache included, after dropping caches.
+# command inside a cgroup v1 memory group, page cache included, after dropping caches; ensure_graph generates a
+# graph directory there once.
 # Env: IMAGE (/var/tmp/strata-bench.img), MNT (/mnt/strata-bench).
 [[ $(id -u) == 0 ]] || { echo "needs root (losetup, mount, cgroups, drop_caches)" >&2; exit 1; }
 image=${IMAGE:-/var/tmp/strata-bench.img} mnt=${MNT:-/mnt/strata-bench}
@@ -27,6 +28,14 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$cg"
+
+# ensure_graph DIR SCALE [generate flags...]: the graph directory, generated onto the mount unless already there.
+ensure_graph() {
+  local g=$1 scale=$2; shift 2
+  [[ -f $g/graph.hdr ]] && return
+  log "SCALE $scale: generating onto xfs"
+  "$strata" generate --scale "$scale" --out "$g" "$@" 2>/dev/null
+}
 
 # run_capped CAP_BYTES COMMAND...: the command inside the capped group; prints "peak_bytes" after strata's output.
 run_capped() {

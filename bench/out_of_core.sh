@@ -24,10 +24,7 @@ source "$(dirname "$0")/loopfs.sh"
 echo "scale,budget,dram_budget_bytes,cap_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,harmonic_mean_TEPS,in_core_TEPS,ratio_to_in_core,peak_rss_bytes,cgroup_peak_bytes,bytes_read_per_search,read_MBps_while_searching,construction_time,runs,roots"
 for scale in "${scales[@]}"; do
   g=$mnt/g$scale
-  if [[ ! -f $g/graph.hdr ]]; then
-    log "SCALE $scale: generating onto xfs"
-    "$strata" generate --scale "$scale" --out "$g" 2>/dev/null
-  fi
+  ensure_graph "$g" "$scale"
   seq_mbps=$(dd if="$g/edges.bin" of=/dev/null bs=4M iflag=direct count=256 2>&1 | awk '/copied/ {print $(NF-1), $NF}')
   log "SCALE $scale: sequential O_DIRECT read of edges.bin: $seq_mbps"
   n=$((1 << scale))

@@ -24,10 +24,7 @@ source "$(dirname "$0")/loopfs.sh"
 echo "scale,cap_pct,cap_bytes,dram_budget_bytes,adjacency_bytes,on_mem_edges,edge_cache_bytes,uncached_bytes,sssp_TEPS,in_core_sssp_TEPS,ratio_to_in_core,bytes_read_per_search,storage_entries_per_search,cgroup_peak_bytes,delta,runs,roots"
 for scale in "${scales[@]}"; do
   g=$mnt/g$scale
-  if [[ ! -f $g/graph.hdr ]]; then
-    log "SCALE $scale: generating onto xfs"
-    "$strata" generate --scale "$scale" --out "$g" 2>/dev/null
-  fi
+  ensure_graph "$g" "$scale"
   n=$((1 << scale))
   # The weighted adjacency's bytes: 8 a directed entry, about 2 x 16 x n x 0.94 after self-loops and duplicates;
   # the first run measures it and the cap follows from the measured figure.

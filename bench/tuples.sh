@@ -20,8 +20,8 @@ echo "scale,tuples,kernel0_s,csr_build_s,csr_build_passes,validation_pass_s,tupl
 for scale in "${scales[@]}"; do
   n=$((1 << scale))
   budget=$(( n * 16 * 8 * pct / 100 )) cap=$(( n * 16 * 8 * pct / 100 + n * 16 + slack ))
-  [[ -f $mnt/g$scale/graph.hdr ]] || { log "SCALE $scale: writing the tuples"; "$strata" generate --scale "$scale" --out "$mnt/g$scale" 2>/dev/null; }
-  [[ -f $mnt/s$scale/graph.hdr ]] || "$strata" generate --scale "$scale" --out "$mnt/s$scale" --no-tuples 2>/dev/null
+  ensure_graph "$mnt/g$scale" "$scale"
+  ensure_graph "$mnt/s$scale" "$scale" --no-tuples
   declare -A k0=() build=() passes=() pass=() sizes=()
   for ((r = 0; r < runs; r++)); do
     order=(stored regenerated); ((r % 2)) && order=(regenerated stored)

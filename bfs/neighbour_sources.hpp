@@ -31,6 +31,7 @@
 #include "bfs/tail_reads.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/movable_atomic.hpp"
 #include "engine/block_offsets.hpp"
 #include "engine/csr.hpp"
 #include "engine/edge_cache.hpp"
@@ -47,8 +48,6 @@ class MappedParts {
   MappedParts() = default;
   MappedParts(std::vector<const Id*> base, const CsrFiles& files)
       : base_(std::move(base)), first_(files.layout().part_first), dir_(files.path()) {}
-  MappedParts(MappedParts&& o) noexcept
-      : base_(std::move(o.base_)), first_(std::move(o.first_)), dir_(std::move(o.dir_)), bad_(o.bad_.load()) {}
 
   const Id* list(int p, uint64_t entry) const { return base_[p] + (entry - first_[p]); }
   void note_bad(const Id* at) {
@@ -78,7 +77,7 @@ class MappedParts {
   std::vector<const Id*> base_;
   std::vector<uint64_t> first_;
   std::string dir_;
-  std::atomic<const Id*> bad_{nullptr};
+  MovableAtomic<const Id*> bad_{nullptr};
 };
 
 // Every list whole in one array: in DRAM (in-core), or kMapped, a mapping read in place (DAX without a cache

@@ -134,7 +134,7 @@ struct CsrPassValidation {
       EdgeCache<Id> fresh = pg.mappings.empty()
                                 ? load_edge_cache(pg.g, *pg.files, pg.cache.k, pg.cache.hub_degree,
                                                   [&](uint64_t d, uint64_t t) { hooks.report("validation: reloading the edge cache", d, t); })
-                                : load_edge_cache_mapped(pg.g, *pg.files, prepare_detail::mapped_bases(pg), pg.cache.k,
+                                : load_edge_cache_mapped(pg.g, *pg.files, pg.template mapped<char>(false), pg.cache.k,
                                                          pg.cache.hub_degree);
       pg.cache.adj = std::move(fresh.adj);  // the search refers to pg.cache: same index, same K
       result.validation.cache_reload_time += now() - r0;

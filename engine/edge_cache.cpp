@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "storage/hash.hpp"
+#include "engine/csr_blocks.hpp"
 #include "storage/uring_reader.hpp"
 
 namespace strata {
@@ -19,18 +19,8 @@ template <class Id, class Entry>
 void absorb_block(const Csr<Id>& g, const CsrFiles& files, EdgeCache<Entry>& c, int p, uint64_t offset, const char* data,
                   uint64_t len) {
   const CsrLayout& L = files.layout();
-  const uint64_t block = offset / kCsrHashBlock;
-  if (xxh3(data, len) != files.block_hash(p, block))
-    throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{})", files.adj(p).file.path(),
-                            block, offset, offset + len - 1));
-  const uint64_t e0 = L.part_first[p] + offset / sizeof(Entry);  // entries [e0, e1) of the global order
-  const uint64_t e1 = std::min(L.part_first[p + 1], e0 + len / sizeof(Entry));
+  const auto [e0, e1, lo] = checked_block(g, files, p, offset, data, len);  // entries [e0, e1) of the global order
   const Entry* ids = reinterpret_cast<const Entry*>(data);
-  uint64_t lo = L.bounds[p], hi = L.bounds[p + 1];  // first vertex whose list ends after e0
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (g.offsets[mid + 1] <= e0) lo = mid + 1; else hi = mid;
-  }
   uint64_t at = c.index.begin(lo, g.offsets);  // where v's prefix goes in the cache
   for (uint64_t v = lo; v < L.bounds[p + 1] && g.offsets[v] < e1; ++v) {
     const uint64_t start = g.offsets[v], length = c.index.length(g.offsets[v + 1] - start);
@@ -79,7 +69,7 @@ EdgeCache<Entry> load_edge_cache(const Csr<Id>& g, const CsrFiles& files, uint64
         if (part >= L.parts()) return false;
         r.file = uint32_t(part);
         r.offset = offset;
-        r.length = uint32_t(std::min(kCsrHashBlock, L.adj_file_bytes(part) - offset));
+        r.length = uint32_t(csr_block_bytes(L, part, offset));
         offset += r.length;
         return true;
       },
@@ -98,15 +88,13 @@ EdgeCache<Entry> load_edge_cache_mapped(const Csr<Id>& g, const CsrFiles& files,
   check_entries<Id, Entry>(files);
   EdgeCache<Entry> c = empty_cache<Id, Entry>(g, k, hub_degree);
   const CsrLayout& L = files.layout();
-  std::vector<std::pair<int, uint64_t>> blocks;
-  for (int p = 0; p < L.parts(); ++p)
-    for (uint64_t off = 0; off < L.adj_file_bytes(p); off += kCsrHashBlock) blocks.push_back({p, off});
+  const std::vector<std::pair<int, uint64_t>> blocks = csr_blocks(L);
   FirstError errors;
 #pragma omp parallel for schedule(dynamic, 1)
   for (size_t i = 0; i < blocks.size(); ++i)
     errors.run([&] {
       const auto [p, off] = blocks[i];
-      absorb_block(g, files, c, p, off, mapped[p] + off, std::min(kCsrHashBlock, L.adj_file_bytes(p) - off));
+      absorb_block(g, files, c, p, off, mapped[p] + off, csr_block_bytes(L, p, off));
     });
   errors.rethrow();
   return c;

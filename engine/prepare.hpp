@@ -97,14 +97,19 @@ struct PlacedGraph {
   DramAccount dram;
   PlacementReport report;
 
+  // DAX: each partition file's mapping as T pointers, kernel 2's files or (weighted) kernel 3's (kernel 3 alone
+  // maps its files as `mappings`).
+  template <class T>
+  std::vector<const T*> mapped(bool weighted) const {
+    std::vector<const T*> bases;
+    for (const PmemMapping& m : weighted && !weighted_mappings.empty() ? weighted_mappings : mappings)
+      bases.push_back(reinterpret_cast<const T*>(m.data()));
+    return bases;
+  }
   // Partition p's lists in place (DAX): kernel 2's, or with Entry = NodeWeight<Id> kernel 3's.
   template <class Entry = Id>
   std::vector<const Entry*> mapped_lists() const {
-    const std::vector<PmemMapping>& maps =
-        std::is_same_v<Entry, Id> || weighted_mappings.empty() ? mappings : weighted_mappings;
-    std::vector<const Entry*> lists;
-    for (const PmemMapping& m : maps) lists.push_back(reinterpret_cast<const Entry*>(m.data()));
-    return lists;
+    return mapped<Entry>(!std::is_same_v<Entry, Id>);
   }
   const CsrFiles& kernel3_files() const { return weighted_files ? *weighted_files : *files; }
   uint64_t cache_bytes() const { return cache.entries_bytes() + weighted_cache.entries_bytes(); }
@@ -205,21 +210,9 @@ uint64_t choose_k(const Csr<Id>& g, const PlacementSpec& spec, const DramAccount
   return k_for_budget_or_refuse(g, d.budget, d.io_buffers, spec.hub_degree, "the", entry);
 }
 
-// DAX: where each partition file is mapped.
-inline std::vector<const char*> mapped_bases(const std::vector<PmemMapping>& maps) {
-  std::vector<const char*> bases;
-  for (const PmemMapping& m : maps) bases.push_back(m.data());
-  return bases;
-}
-template <class Id>
-std::vector<const char*> mapped_bases(const PlacedGraph<Id>& pg) {
-  return mapped_bases(pg.mappings);
-}
-
-// DAX: the partition files of `files` mapped into `maps`.
+// DAX: the partition files of `files` mapped into `maps`; report.is_pmem stays true only while every mapping is.
 template <class Id>
 void map_partitions(PlacedGraph<Id>& out, const CsrFiles& files, std::vector<PmemMapping>& maps) {
-  out.report.is_pmem = maps.empty() && out.mappings.empty() ? true : out.report.is_pmem;
   for (int p = 0; p < files.layout().parts(); ++p) {
     maps.push_back(PmemMapping::open_read(files.path() + "/" + CsrFiles::adj_name(p)));
     out.report.is_pmem = out.report.is_pmem && maps.back().is_pmem();
@@ -236,15 +229,14 @@ template <class Id>
 void load_cache(PlacedGraph<Id>& out, bool weighted, uint64_t k, const PhaseProgress& progress) {
   const bool dax = out.spec.tier->in_place;
   const CsrFiles& files = weighted ? out.kernel3_files() : *out.files;
-  const std::vector<PmemMapping>& maps = weighted && !out.weighted_mappings.empty() ? out.weighted_mappings : out.mappings;
   const auto loading = [&](uint64_t done, uint64_t total) {
     if (progress) progress("kernel 1: loading the edge cache", done, total);
   };
   if (!weighted) {
-    out.cache = dax ? load_edge_cache_mapped(out.g, files, mapped_bases(maps), k, out.spec.hub_degree)
+    out.cache = dax ? load_edge_cache_mapped(out.g, files, out.template mapped<char>(false), k, out.spec.hub_degree)
                     : load_edge_cache(out.g, files, k, out.spec.hub_degree, loading);
   } else if constexpr (sizeof(Id) == 4) {
-    out.weighted_cache = dax ? load_edge_cache_mapped<Id, NodeWeight<Id>>(out.g, files, mapped_bases(maps), k,
+    out.weighted_cache = dax ? load_edge_cache_mapped<Id, NodeWeight<Id>>(out.g, files, out.template mapped<char>(true), k,
                                                                           out.spec.hub_degree)
                              : load_edge_cache<Id, NodeWeight<Id>>(out.g, files, k, out.spec.hub_degree, loading);
   }
@@ -322,6 +314,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
                            std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
   const uint64_t k = prepare_detail::choose_k(out.g, spec, d, out.files->layout().entry_bytes());
   out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
+  out.report.is_pmem = dax;
   read_csr([&] {
     if (dax) prepare_detail::map_partitions(out, *out.files, out.mappings);
     prepare_detail::load_cache(out, first_weighted, k, progress);

@@ -25,6 +25,7 @@
 #include "bfs/tail_reads.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/movable_atomic.hpp"
 #include "engine/csr.hpp"
 #include "engine/edge_cache.hpp"
 #include "engine/topology.hpp"
@@ -85,9 +86,6 @@ class WeightsReadTails {
       : g_(g), cache_(cache), delta_(delta), head_(head_entries),
         reads_(std::make_unique<TailReads<Id, NodeWeight<Id>>>(g, cache.index, files, io, parts, g.n)),
         longer_(size_t(omp_get_max_threads())) {}
-  WeightsReadTails(WeightsReadTails&& o) noexcept
-      : g_(o.g_), cache_(o.cache_), delta_(o.delta_), head_(o.head_), reads_(std::move(o.reads_)),
-        marked_(o.marked_.load()), longer_(std::move(o.longer_)) {}
 
   template <class Relax>
   float scan(Id u, bool light, Relax& relax) {
@@ -148,7 +146,7 @@ class WeightsReadTails {
   float delta_;
   uint64_t head_;
   std::unique_ptr<TailReads<Id, NodeWeight<Id>>> reads_;
-  std::atomic<bool> marked_{false};  // a tail was marked since the last finish
+  MovableAtomic<bool> marked_{false};  // a tail was marked since the last finish
   std::vector<std::vector<Id>> longer_;  // [thread]: tails whose head ended light, to read whole
 };
 
@@ -162,9 +160,6 @@ class WeightsInPlace {
                  const CsrFiles& files, float delta)
       : g_(g), cache_(cache), mapped_(std::move(mapped)), first_(files.layout().part_first),
         bounds_(files.layout().bounds), dir_(files.path()), delta_(delta) {}
-  WeightsInPlace(WeightsInPlace&& o) noexcept
-      : g_(o.g_), cache_(o.cache_), mapped_(std::move(o.mapped_)), first_(std::move(o.first_)),
-        bounds_(std::move(o.bounds_)), dir_(std::move(o.dir_)), delta_(o.delta_), bad_(o.bad_.load()) {}
 
   template <class Relax>
   void scan(Id u, bool light, Relax& relax) {
@@ -204,7 +199,7 @@ class WeightsInPlace {
   std::vector<uint64_t> first_, bounds_;
   std::string dir_;
   float delta_;
-  std::atomic<const NodeWeight<Id>*> bad_{nullptr};
+  MovableAtomic<const NodeWeight<Id>*> bad_{nullptr};
 };
 
 }  // namespace strata

@@ -30,8 +30,8 @@
 #include "core/ids.hpp"
 #include "core/error.hpp"
 #include "engine/csr.hpp"
+#include "engine/csr_blocks.hpp"
 #include "storage/csr_files.hpp"
-#include "storage/hash.hpp"
 #include "storage/spill_file.hpp"
 #include "validate/validator.hpp"
 
@@ -182,9 +182,7 @@ Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToC
   const CsrLayout& L = files.layout();
   if (!L.weighted || L.entry_bytes() != sizeof(NodeWeight<Id>))
     throw Error("internal error: kernel 3 checked against an unweighted CSR");
-  std::vector<std::pair<int, uint64_t>> blocks;
-  for (int p = 0; p < L.parts(); ++p)
-    for (uint64_t off = 0; off < L.adj_file_bytes(p); off += kCsrHashBlock) blocks.push_back({p, off});
+  const std::vector<std::pair<int, uint64_t>> blocks = csr_blocks(L);
   std::atomic<uint64_t> bad{UINT64_MAX};  // the first entry found that is no vertex id
   auto lists = [&](auto&& entry) {
     FirstError errors;
@@ -195,19 +193,10 @@ Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToC
       for (size_t b = 0; b < blocks.size(); ++b)
         errors.run([&] {
           const auto [p, off] = blocks[b];
-          const uint64_t len = std::min(kCsrHashBlock, L.adj_file_bytes(p) - off);
+          const uint64_t len = csr_block_bytes(L, p, off);
           files.adj(p).file.pread_all(buffer.data(), len, off);
-          if (xxh3(buffer.data(), len) != files.block_hash(p, off / kCsrHashBlock))
-            throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{}), read by kernel 3's "
-                                    "validation", files.adj(p).file.path(), off / kCsrHashBlock, off, off + len - 1));
-          const uint64_t e0 = L.part_first[p] + off / sizeof(NodeWeight<Id>);
-          const uint64_t e1 = std::min(L.part_first[p + 1], e0 + len / sizeof(NodeWeight<Id>));
+          const auto [e0, e1, lo] = checked_block(g, files, p, off, buffer.data(), len, "kernel 3's validation");
           const NodeWeight<Id>* es = reinterpret_cast<const NodeWeight<Id>*>(buffer.data());
-          uint64_t lo = L.bounds[p], hi = L.bounds[p + 1];  // the first vertex whose list ends after e0
-          while (lo < hi) {
-            const uint64_t mid = lo + (hi - lo) / 2;
-            if (g.offsets[mid + 1] <= e0) lo = mid + 1; else hi = mid;
-          }
           for (uint64_t iv = lo, e = e0; e < e1; ++e) {
             while (g.offsets[iv + 1] <= e) ++iv;
             const NodeWeight<Id>& x = es[e - e0];
