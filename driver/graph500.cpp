@@ -84,12 +84,12 @@ std::optional<CsrPassPlan> plan_tiered_validation(RunResult& result, const RunCo
   if (result.validation.method == ValidationMethod::kAuto && cfg.validate_batch > 0) {
     result.validation.method = ValidationMethod::kTuples;  // a batch asked for: as many passes either way
   } else if (result.validation.method == ValidationMethod::kAuto) {
-    const CsrPassPlan fit = csr_pass_plan(pg, 0, count, budget_given);
+    const CsrPassPlan fit = csr_pass_plan(pg, 0, count, budget_given, pg.dram.edge_cache);
     const bool fewer = passes(fit.slots) < passes(validation_batch(pg, 0, count, budget_given));
     result.validation.method = fewer ? ValidationMethod::kCsr : ValidationMethod::kTuples;
   }
   if (result.validation.method != ValidationMethod::kCsr) return {};
-  CsrPassPlan plan = csr_pass_plan(pg, cfg.validate_batch, count, budget_given);
+  CsrPassPlan plan = csr_pass_plan(pg, cfg.validate_batch, count, budget_given, pg.dram.edge_cache);
   if (plan.slots == 0)
     throw Error("--validate-against csr cannot check even one search a pass against the on-disk CSR: it needs " +
                 plan.why_not + " (use --validate-against tuples)");

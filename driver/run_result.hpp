@@ -38,6 +38,9 @@ struct ValidationReport {
   uint64_t spill_bytes = 0;
   bool lent_cache = false;
   double cache_reload_time = 0;
+  // Kernel 3 on storage: its passes over its weighted on-disk CSR, and whether its edge cache was lent to them.
+  int sssp_passes = 0;
+  bool sssp_lent_cache = false;
 };
 
 // A Graph500 kernel as its results are reported: its name (--kernel, the statistics' prefix: bfs_..., the JSON)
@@ -138,6 +141,7 @@ struct RunResult {
   std::vector<SearchRecord> searches;                        // kernel 2's (BFS), by root
   std::vector<SearchStats> search_stats;                     // per search: edges examined, storage traffic
   float sssp_delta = 0;
+  int sssp_validate_batch = 1;  // on storage: kernel 3's searches a validation pass
   std::vector<SearchRecord> sssp_searches;                   // kernel 3's, by root
   std::vector<DistanceFacts> sssp_facts;                     // by root
   std::vector<SsspStats> sssp_stats;                         // by root: buckets settled, relaxations

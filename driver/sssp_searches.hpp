@@ -1,10 +1,12 @@
 // Kernel 3 in the Graph500 loop: delta-stepping from each root (sssp/delta_stepping.hpp) over the tier's
 // weighted source, timed alone by time_searches like kernel 2; each result summed up in the numbers SSSP.md's
 // vectors give (DistanceFacts: anyone can compare the bits with the reference's) and validated at once against
-// kernel 1's weighted CSR (validate/sssp_validator.hpp, rules R1-R8) -- in DRAM in-core, one pass over its
-// files on storage -- the search's idle state lent to the check.
+// kernel 1's weighted CSR (validate/sssp_validator.hpp, rules R1-R8) -- in DRAM in-core; on storage a batch of
+// searches a pass over its files -- the search's idle state lent to the check.
 #pragma once
 #include <memory>
+#include <optional>
+#include <span>
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "core/timer.hpp"
 #include "driver/kernel_loop.hpp"
 #include "driver/run_result.hpp"
+#include "driver/validation_plan.hpp"
 #include "engine/prepare.hpp"
 #include "sssp/delta_stepping.hpp"
 #include "tiers/tier_ops.hpp"
@@ -27,6 +30,57 @@ inline DistanceFacts distance_facts(const float* dist, uint64_t n) {
   return f;
 }
 
+// On storage, kernel 3's results checked a batch a pass (validate/sssp_validator.hpp's SsspStoredBatch, planned
+// as kernel 2's pass against the on-disk CSR is), the edge cache lent to the pass and reloaded when the plan
+// says so.
+template <class Id>
+struct SsspStoredValidation {
+  PlacedGraph<Id>& pg;
+  RunResult& result;
+  const RunHooks& hooks;
+  SsspStoredBatch<Id> batch;
+  bool lend_cache;
+  std::vector<size_t> waiting{};
+  double busy = 0;
+
+  SsspStoredValidation(PlacedGraph<Id>& g, RunResult& r, const RunHooks& h, const CsrPassPlan& plan)
+      : pg(g), result(r), hooks(h), batch(g.g, g.kernel3_files(), g.report.csr_dir, plan.slots), lend_cache(plan.lend_cache) {}
+
+  void add(size_t index, const SsspToCheck<Id>& s, std::span<int32_t> scratch, bool more) {
+    const double t0 = now();
+    Verdict v;
+    if (!batch.add(s, scratch, v)) {
+      result.record_sssp_verdict(index, v, now() - t0);
+    } else {
+      busy += now() - t0;
+      waiting.push_back(index);
+    }
+    if (!waiting.empty() && (batch.full() || !more)) check(more);
+  }
+  void check(bool more) {
+    const double t0 = now();
+    if (lend_cache) pg.weighted_cache.adj = NumaArray<NodeWeight<Id>>();
+    const std::vector<Verdict> verdicts = batch.check();
+    ++result.validation.sssp_passes;
+    if (lend_cache && more) {
+      const double r0 = now();
+      const EdgeCache<NodeWeight<Id>>& c = pg.weighted_cache;
+      EdgeCache<NodeWeight<Id>> fresh =
+          pg.report.tier->in_place
+              ? load_edge_cache_mapped<Id, NodeWeight<Id>>(pg.g, pg.kernel3_files(), pg.template mapped<char>(true), c.k, c.hub_degree)
+              : load_edge_cache<Id, NodeWeight<Id>>(pg.g, pg.kernel3_files(), c.k, c.hub_degree, [&](uint64_t d, uint64_t t) {
+                  hooks.report("validation: reloading the edge cache", d, t);
+                });
+      pg.weighted_cache.adj = std::move(fresh.adj);  // the search refers to pg.weighted_cache: same index, same K
+      result.validation.cache_reload_time += now() - r0;
+    }
+    const double each = (busy + now() - t0) / double(waiting.size());
+    for (size_t j = 0; j < waiting.size(); ++j) result.record_sssp_verdict(waiting[j], verdicts[j], each);
+    waiting.clear();
+    busy = 0;
+  }
+};
+
 template <class Id>
 struct SsspKernel {
   const RunConfig& cfg;
@@ -38,18 +92,21 @@ struct SsspKernel {
   const std::vector<Id>& internal;
   NumaArray<float>& dist;  // the search's output, in input labels
   NumaArray<Id>& parent;
+  std::optional<SsspStoredValidation<Id>>& stored;  // on storage, batched; else each at once
   SsspStats stats{};
 
   void search(size_t i) { stats = sssp.search(internal[i], dist.data(), parent.data()); }
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
-  void searched(size_t i, bool) {
+  void searched(size_t i, bool more) {
     if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
     result.sssp_facts.push_back(distance_facts(dist.data(), pg.g.n));
     result.sssp_stats.push_back(stats);
     if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, result.sssp_searches[i].time);
     if (!cfg.validate) return;
-    const double v0 = now();
     const SsspToCheck<Id> check{roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge};
+    if (stored) return stored->add(i, check, sssp.idle_memory(), more);
+    const double v0 = now();
+    if (pg.report.tier->on_storage) ++result.validation.sssp_passes;
     const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, pg.kernel3_files(), check, sssp.idle_memory())
                                                  : check_sssp<Id>(pg.g, pg.weights.data(), check, sssp.idle_memory());
     result.record_sssp_verdict(i, v, now() - v0);
@@ -73,9 +130,10 @@ std::unique_ptr<ShortestPaths<Id>> make_sssp(const PlacedGraph<Id>& pg, const Ru
   return make(pg, cfg.place, cfg.delta);
 }
 
-// Kernel 3's searches from `roots` (input labels; `internal`, their ids), each validated as it ends.
+// Kernel 3's searches from `roots` (input labels; `internal`, their ids), each validated as it ends: in DRAM
+// at once, on storage in batches (one search a pass where no batch fits: the pass needs no scratch).
 template <class Id>
-void run_sssp_searches(RunResult& result, const RunConfig& cfg, const PlacedGraph<Id>& pg, ShortestPaths<Id>& sssp,
+void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>& pg, ShortestPaths<Id>& sssp,
                        const std::vector<uint64_t>& roots, const std::vector<Id>& internal, const RunHooks& hooks) {
   if constexpr (sizeof(Id) != 4) {
     throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --id-bytes 8)");
@@ -83,7 +141,15 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, const PlacedGrap
     result.sssp_delta = cfg.delta;
     NumaArray<float> dist(pg.g.n);
     NumaArray<Id> parent(pg.g.n);
-    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, dist, parent};
+    std::optional<SsspStoredValidation<Id>> stored;
+    if (cfg.validate && pg.report.tier->on_storage) {
+      const CsrPassPlan plan = csr_pass_plan<Id, SsspStoredBatch<Id>>(
+          pg, cfg.validate_batch, int(roots.size()), cfg.place.dram_budget > 0, pg.weighted_cache.entries_bytes());
+      if (plan.slots > 1) stored.emplace(pg, result, hooks, plan);
+      result.sssp_validate_batch = std::max(plan.slots, 1);
+      result.validation.sssp_lent_cache = plan.slots > 1 && plan.lend_cache;
+    }
+    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, dist, parent, stored};
     time_searches(kernel, roots, result.sssp_searches, hooks, "kernel 3");
   }
 }

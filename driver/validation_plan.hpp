@@ -17,6 +17,7 @@
 #include "engine/prepare.hpp"
 #include "storage/file.hpp"
 #include "validate/csr_pass_validator.hpp"
+#include "validate/sssp_validator.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
@@ -58,10 +59,10 @@ struct CsrPassPlan {
   std::string why_not;  // slots == 0: what is short
 };
 
-// The largest batch whose rows and buffers fit `room` and whose spill fits `disk_free`, at most `roots`.
-template <class Id>
+// The largest batch whose rows and buffers fit `room` and whose spill fits `disk_free`, at most `roots`. V: the
+// pass validator (kernel 2's CsrPassValidator, kernel 3's SsspStoredBatch).
+template <class V>
 int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_free, int roots) {
-  using V = CsrPassValidator<Id>;
   int slots = 0;
   while (slots < std::min(roots, V::kMaxSlots) && V::rows_bytes(n, slots + 1) + V::buffer_bytes(n, entries, slots + 1) <= room &&
          V::spill_bytes(n, slots + 1) <= disk_free)
@@ -71,15 +72,15 @@ int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_fr
 
 // The plan: what the budget's slack (as validation_batch reckons it) and the idle parent arrays hold, or with
 // the cache lent when that saves time (a reload reads the adjacency like a pass, with little to compute: half
-// a pass); `requested` (--validate-batch) is taken as asked or refused with the figures.
-template <class Id>
-CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given) {
-  using V = CsrPassValidator<Id>;
+// a pass); `requested` (--validate-batch) is taken as asked or refused with the figures. cache: the edge
+// cache's bytes the pass may borrow (its kernel's).
+template <class Id, class V = CsrPassValidator<Id>>
+CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given, uint64_t cache) {
   const uint64_t n = pg.g.n, entries = pg.g.directed_edges();
   const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
   const uint64_t room = (budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2) +
                         2 * n * sizeof(Id);
-  const uint64_t lent = room + pg.dram.edge_cache;
+  const uint64_t lent = room + cache;
   // A tenth left for the rest of the machine; none where the scratch cannot be created (a read-only mount,
   // another user's directory): then auto takes the tuples, and an explicit csr is refused before any search.
   const int unwritable = ::access(pg.report.csr_dir.c_str(), W_OK) == 0 ? 0 : errno;
@@ -95,7 +96,7 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
     const int slots = std::min({requested, roots, V::kMaxSlots});
     const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(n, slots);
     if (need > lent)
-      throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its levels; the "
+      throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its batch; the "
                               "budget's slack, the idle parent arrays and the edge cache give {} (lower it)",
                               slots, human_bytes(double(need)), human_bytes(double(lent))));
     if (unwritable)
@@ -108,8 +109,8 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
     take(slots, need > room);
     return plan;
   }
-  const int kept = csr_pass_slots<Id>(n, entries, room, disk, roots),
-            with_cache = csr_pass_slots<Id>(n, entries, lent, disk, roots);
+  const int kept = csr_pass_slots<V>(n, entries, room, disk, roots),
+            with_cache = csr_pass_slots<V>(n, entries, lent, disk, roots);
   auto passes = [&](int slots) { return slots > 0 ? (roots + slots - 1) / slots : INT32_MAX; };
   const bool lend = kept == 0 || (with_cache > 0 && 1.5 * passes(with_cache) - 0.5 < double(passes(kept)));
   take(lend ? with_cache : kept, lend);
@@ -119,7 +120,7 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
                    : V::spill_bytes(n, 1) > disk
                        ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
                                      pg.report.csr_dir, human_bytes(double(disk)))
-                       : fmt::format("{} of DRAM for one search's levels, {} with the edge cache lent",
+                       : fmt::format("{} of DRAM for one search's batch, {} with the edge cache lent",
                                      human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
   return plan;
 }

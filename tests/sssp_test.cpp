@@ -373,8 +373,32 @@ class SsspPlanted : public ::testing::Test {
     const Verdict on_disk = check_sssp_stored<uint32_t>(stored->meta, *stored->files, {root, dist.data(), parent.data(), nedge});
     EXPECT_EQ(on_disk.valid, in_core.valid) << on_disk.message;
     EXPECT_EQ(on_disk.rule, in_core.rule) << on_disk.message << " / " << in_core.message;
+    const Verdict batched = in_a_batch();
+    EXPECT_EQ(batched.valid, in_core.valid) << batched.message;
+    EXPECT_EQ(batched.rule, in_core.rule) << batched.message << " / " << in_core.message;
     return in_core;
   }
+  // The result checked between two correct copies in one batch's pass over the stored lists (its R1-R4 and R8
+  // when added): the error is found in its own search only.
+  Verdict in_a_batch() const {
+    const test::TempDir scratch;
+    SsspStoredBatch<uint32_t> batch(stored->meta, *stored->files, scratch.path(), 3);
+    DeltaStepping<uint32_t> sssp(*g, 0.1f);
+    std::vector<float> d0(g->n);
+    std::vector<uint32_t> p0(g->n);
+    sssp.search(uint32_t(internal_id(*g, root)), d0.data(), p0.data());
+    std::vector<int32_t> level(g->n);
+    Verdict now;
+    const bool first = batch.add({root, d0.data(), p0.data(), nedge_of(sssp)}, level, now);
+    const bool planted = batch.add({root, dist.data(), parent.data(), nedge}, level, now);
+    const bool last = batch.add({root, d0.data(), p0.data(), nedge_of(sssp)}, level, now);
+    EXPECT_TRUE(first && last);
+    const std::vector<Verdict> v = batch.check();
+    EXPECT_EQ(v.size(), planted ? 3u : 2u);
+    for (const Verdict& x : {v.front(), v.back()}) EXPECT_TRUE(x.valid) << x.message;
+    return planted ? v[1] : now;
+  }
+  static uint64_t nedge_of(const DeltaStepping<uint32_t>& s) { return s.reached_raw_degree_sum() / 2; }
   uint64_t reached_leaf() const {  // a reached vertex that is no one's parent
     std::vector<bool> is_parent(g->n);
     for (uint64_t v = 0; v < g->n; ++v)
