@@ -204,7 +204,7 @@ std::string validation_line(const RunResult& r) {
       fmt::format("{} pass{} of up to {} search{}", v.sssp_passes, v.sssp_passes == 1 ? "" : "es", r.sssp_validate_batch,
                   r.sssp_validate_batch == 1 ? "" : "es") +
       (v.sssp_lent_cache ? ", the edge cache lent to them" : "");
-  const std::string stored_sssp = r.kernels.sssp && r.placement.tier->on_storage
+  const std::string stored_sssp = r.kernels.sssp && r.placement.tier->on_storage && r.ranks.empty()  // one process
                                       ? "; SSSP by rules R1-R7 and a parent-cycle check over kernel 1's weighted on-disk "
                                         "CSR, " + sssp_passes
                                       : "";

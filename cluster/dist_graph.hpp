@@ -325,7 +325,7 @@ struct WeightedPair {
 // once a round on every rank. The label map is spread over the ranks, so a tuple first visits the owners of its
 // endpoints' labels: (u, v) to u's, which names u; then to v's, which names v and sends the pairs. Each exchange
 // frees its threads' buffers before it sends (two copies of a round at a time, not three: they regrow each
-// round). Frees label.
+// round). The caller frees label when its last scatter is done.
 template <class Pair, class Id, class Source, class OnPairs>
 void scatter_tuples_as(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                        DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
@@ -365,7 +365,6 @@ void scatter_tuples_as(const TupleShare<Source>& share, const Comm& comm, LabelM
   };
   if constexpr (kWeighted) share.for_each_weighted_round(one_round);
   else share.for_each_round([&](std::span<const Edge> edges) { one_round(edges, {}); });
-  std::vector<Id>().swap(label.rank);
 }
 
 template <class Id, class Source, class OnPairs>
@@ -389,6 +388,21 @@ uint64_t squish_rows(Id* rows, const uint64_t* raw, uint64_t count, const Vertex
   return write;
 }
 
+// squish_rows for kernel 3's raw rows of (degree rank, weight): each list deduplicated to its neighbours' lightest
+// copies and ordered by weight, compacted; the ids stay degree ranks (to_distributed_ids turns them).
+template <class Id>
+uint64_t squish_weighted_rows(NodeWeight<Id>* rows, const uint64_t* raw, uint64_t count, uint64_t* offsets, uint64_t base) {
+  sort_and_dedup_lists_by_weight(rows, raw, count);
+  return squish_lists(rows, raw, count, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t) {
+    offsets[i] = base + start;
+  });
+}
+template <class Id>
+void to_distributed_ids(NodeWeight<Id>* rows, uint64_t count, const VertexDeal& part) {
+#pragma omp parallel for schedule(static)
+  for (uint64_t k = 0; k < count; ++k) rows[k].v = Id(part.id(rows[k].v));
+}
+
 // Kernel 1's second half in DRAM (collective): the scatter placed in raw rows, then squished.
 template <class Id, class Source>
 void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
@@ -407,6 +421,7 @@ void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& co
       adj[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = got[i].second;
     }
   });
+  std::vector<Id>().swap(label.rank);
   g.offsets.assign(local + 1, 0);
   const uint64_t write = squish_rows(adj.data(), raw.data(), local, g.part, g.offsets.data(), 0);
   g.offsets[local] = write;
@@ -435,10 +450,9 @@ void fill_weighted_rows(DistGraph<Id>& g, const TupleShare<Source>& wshare, cons
       rows[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = {got[i].second, got[i].w};
     }
   });
-  sort_and_dedup_lists_by_weight(rows.data(), raw.data(), local);
+  std::vector<Id>().swap(label.rank);
   g.offsets.assign(local + 1, 0);
-  const uint64_t write = squish_lists(rows.data(), raw.data(), local, [&](uint64_t i, uint64_t start, uint64_t, uint64_t,
-                                                                         uint64_t) { g.offsets[i] = start; });
+  const uint64_t write = squish_weighted_rows(rows.data(), raw.data(), local, g.offsets.data(), 0);
   g.offsets[local] = write;
   rows.shrink(write);
   if (ids) {
@@ -453,8 +467,7 @@ void fill_weighted_rows(DistGraph<Id>& g, const TupleShare<Source>& wshare, cons
     }
     g.adj = std::move(adj);
   }
-#pragma omp parallel for schedule(static)
-  for (uint64_t k = 0; k < write; ++k) rows[k].v = Id(g.part.id(rows[k].v));
+  to_distributed_ids(rows.data(), write, g.part);
   g.weighted = std::move(rows);
   g.directed_edges = comm.sum(write);
 }

@@ -16,15 +16,15 @@
 
 namespace strata {
 
-std::string rank_rows_dir(const std::string& base, int ranks, int rank) {
-  return fmt::format("{}/mpi-p{}/rank-{}", base, ranks, rank);
+std::string rank_rows_dir(const std::string& base, int ranks, int rank, bool weighted) {
+  return fmt::format("{}/mpi{}-p{}/rank-{}", base, weighted ? "-w" : "", ranks, rank);
 }
 
 namespace {
 
 // The layout of a rank's rows, its parent directory made.
 template <class Id>
-CsrLayout rows_layout(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale) {
+CsrLayout rows_layout(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale, bool weighted) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
   if (ec) throw Error(fmt::format("cannot create {}: {}", std::filesystem::path(dir).parent_path().string(), ec.message()));
@@ -32,6 +32,7 @@ CsrLayout rows_layout(const std::string& dir, const DistGraph<Id>& g, uint64_t g
   layout.graph_hash = graph_hash;
   layout.scale = scale;
   layout.id_bytes = sizeof(Id);
+  layout.weighted = weighted;
   layout.n = g.local_count();
   layout.bounds = {0, g.local_count()};
   return layout;
@@ -53,45 +54,45 @@ void finish_writer(CsrWriter& writer, const DistGraph<Id>& g, double build_secon
 
 }  // namespace
 
-template <class Id>
-RowSpill<Id>::RowSpill(const std::string& dir, uint64_t pairs)
-    : file_(dir, std::max<uint64_t>(1, (pairs + kBlockPairs - 1) / kBlockPairs) * kBlockPairs * sizeof(IdPair<Id>),
+template <class Id, class Pair>
+RowSpill<Id, Pair>::RowSpill(const std::string& dir, uint64_t pairs)
+    : file_(dir, std::max<uint64_t>(1, (pairs + kBlockPairs - 1) / kBlockPairs) * kBlockPairs * sizeof(Pair),
             "kernel 1's rows of this rank"),
-      block_(kBlockPairs * sizeof(IdPair<Id>)), hashes_(), dir_(dir) {}
+      block_(kBlockPairs * sizeof(Pair)), hashes_(), dir_(dir) {}
 
-template <class Id>
-void RowSpill<Id>::add(std::span<const IdPair<Id>> pairs) {
-  IdPair<Id>* block = reinterpret_cast<IdPair<Id>*>(block_.data());
-  for (const IdPair<Id>& p : pairs) {
+template <class Id, class Pair>
+void RowSpill<Id, Pair>::add(std::span<const Pair> pairs) {
+  Pair* block = reinterpret_cast<Pair*>(block_.data());
+  for (const Pair& p : pairs) {
     block[in_block_++] = p;
     if (in_block_ == kBlockPairs) flush();
   }
 }
-template <class Id>
-void RowSpill<Id>::flush() {
+template <class Id, class Pair>
+void RowSpill<Id, Pair>::flush() {
   if (in_block_ == 0) return;
-  const uint64_t bytes = in_block_ * sizeof(IdPair<Id>);
+  const uint64_t bytes = in_block_ * sizeof(Pair);
   std::memset(block_.data() + bytes, 0, align_up(bytes) - bytes);
   hashes_.push_back(xxh3(block_.data(), bytes));
-  if ((pairs_ + in_block_) * sizeof(IdPair<Id>) > file_.bytes())
+  if ((pairs_ + in_block_) * sizeof(Pair) > file_.bytes())
     throw Error("internal error: kernel 1 received more rows than this rank's degrees add up to");
-  file_.write(pairs_ / kBlockPairs * kBlockPairs * sizeof(IdPair<Id>), block_.data(), align_up(bytes));
+  file_.write(pairs_ / kBlockPairs * kBlockPairs * sizeof(Pair), block_.data(), align_up(bytes));
   pairs_ += in_block_;
   in_block_ = 0;
 }
-template <class Id>
-void RowSpill<Id>::finish() { flush(); }
+template <class Id, class Pair>
+void RowSpill<Id, Pair>::finish() { flush(); }
 
-template <class Id>
-void RowSpill<Id>::for_each_block(const std::function<void(std::span<const IdPair<Id>>)>& fn) const {
-  AlignedBuffer buffer(kBlockPairs * sizeof(IdPair<Id>));
+template <class Id, class Pair>
+void RowSpill<Id, Pair>::for_each_block(const std::function<void(std::span<const Pair>)>& fn) const {
+  AlignedBuffer buffer(kBlockPairs * sizeof(Pair));
   for (uint64_t b = 0; b < hashes_.size(); ++b) {
-    const uint64_t count = std::min(kBlockPairs, pairs_ - b * kBlockPairs), bytes = count * sizeof(IdPair<Id>);
-    file_.read(b * kBlockPairs * sizeof(IdPair<Id>), buffer.data(), align_up(bytes));
+    const uint64_t count = std::min(kBlockPairs, pairs_ - b * kBlockPairs), bytes = count * sizeof(Pair);
+    file_.read(b * kBlockPairs * sizeof(Pair), buffer.data(), align_up(bytes));
     if (xxh3(buffer.data(), bytes) != hashes_[b])
       throw Error(fmt::format("kernel 1's rows of this rank in {} do not read back as written (block {}): a storage "
                               "fault", dir_, b));
-    fn({reinterpret_cast<const IdPair<Id>*>(buffer.data()), count});
+    fn({reinterpret_cast<const Pair*>(buffer.data()), count});
   }
 }
 
@@ -104,22 +105,24 @@ uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int t
   return buffers;
 }
 
-template <class Id>
-void RankRows<Id>::write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
-                         double build_seconds, bool pmem) {
-  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
+template <class Id, class Entry>
+void RankRows<Id, Entry>::write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
+                                double build_seconds, bool pmem)
+  requires(!kWeighted)
+{
+  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, false), pmem);
   writer.reserve_part(0, g.entries());
   writer.append(0, g.adj.data(), g.entries());
   finish_writer(writer, g, build_seconds);
 }
 
-template <class Id>
-int RankRows<Id>::write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id>& spill, uint64_t rows_bytes,
-                             uint64_t graph_hash, int scale, double started, bool pmem) {
-  const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Id));
+template <class Id, class Entry>
+int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id, Pair>& spill,
+                                    uint64_t rows_bytes, uint64_t graph_hash, int scale, double started, bool pmem) {
+  const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Entry));
   std::vector<uint64_t> raw(local + 1, 0);
   for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
-  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale), pmem);
+  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, kWeighted), pmem);
   writer.reserve_part(0, raw[local]);
   g.offsets.assign(local + 1, 0);
   uint64_t write = 0;
@@ -127,13 +130,23 @@ int RankRows<Id>::write_from(const std::string& dir, DistGraph<Id>& g, const Row
   for (uint64_t i0 = 0; i0 < local; ++passes) {
     uint64_t i1 = i0 + 1;  // this pass builds lists [i0, i1): at most cap entries, or one longer list
     while (i1 < local && raw[i1 + 1] - raw[i0] <= cap) ++i1;
-    NumaArray<Id> rows(raw[i1] - raw[i0]);
+    NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
-    spill.for_each_block([&](std::span<const IdPair<Id>> pairs) {
-      for (const IdPair<Id>& p : pairs)
-        if (p.first >= i0 && p.first < i1) rows[cursor[p.first - i0]++ - raw[i0]] = p.second;
+    spill.for_each_block([&](std::span<const Pair> pairs) {
+      for (const Pair& p : pairs) {
+        if (p.first < i0 || p.first >= i1) continue;
+        Entry& at = rows[cursor[p.first - i0]++ - raw[i0]];
+        if constexpr (kWeighted) at = {p.second, p.w};
+        else at = p.second;
+      }
     });
-    const uint64_t kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, g.offsets.data() + i0, write);
+    uint64_t kept = 0;
+    if constexpr (kWeighted) {
+      kept = squish_weighted_rows(rows.data(), raw.data() + i0, i1 - i0, g.offsets.data() + i0, write);
+      to_distributed_ids(rows.data(), kept, g.part);
+    } else {
+      kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, g.offsets.data() + i0, write);
+    }
     writer.append(0, rows.data(), kept);
     write += kept;
     i0 = i1;
@@ -143,14 +156,17 @@ int RankRows<Id>::write_from(const std::string& dir, DistGraph<Id>& g, const Row
   return passes;
 }
 
-template <class Id>
-RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget,
+template <class Id, class Entry>
+RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget,
                        int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax) {
   const double t0 = omp_get_wtime();
   report_.dir = dir;
   files_ = CsrFiles::open(dir, graph_hash, scale);
   const CsrLayout& L = files_.layout();
   const uint64_t n = g.local_count();
+  if (L.weighted != kWeighted)
+    throw Error(fmt::format("{} holds {} rows where kernel {}'s belong; remove it to rebuild", dir,
+                            L.weighted ? "weighted" : "unweighted", kWeighted ? 3 : 2), Error::kFixSaid);
   if (L.id_bytes != int(sizeof(Id)))
     throw Error(fmt::format("{} holds rows of {}-byte ids; this run uses {}-byte ids; remove it to rebuild", dir,
                             L.id_bytes, sizeof(Id)), Error::kFixSaid);
@@ -172,23 +188,24 @@ RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_
   uint64_t k = 0;
   if (k_asked >= 0) {
     k = uint64_t(k_asked);
-    const uint64_t need = cache_entries(local_, k, hub_degree) * sizeof(Id);
+    const uint64_t need = cache_entries(local_, k, hub_degree) * sizeof(Entry);
     if (budget > 0 && need + report_.io_buffer_bytes > budget)
       throw Error(fmt::format("--on-mem-edges {} needs {} of edge cache on this rank; --dram-budget {} leaves {} beside "
                               "the I/O buffers",
                               k, human_bytes(double(need)), human_bytes(double(budget)),
                               human_bytes(double(budget - report_.io_buffer_bytes))));
   } else if (budget > 0) {
-    k = k_for_budget_or_refuse(local_, budget, report_.io_buffer_bytes, hub_degree, "this rank's");
+    k = k_for_budget_or_refuse(local_, budget, report_.io_buffer_bytes, hub_degree, "this rank's", sizeof(Entry));
   }
   parts_ = Partitioning::with_bounds({0, n}, Topology::detect());
   if (dax) {  // every block checked in place, the prefixes copied out
     map_ = PmemMapping::open_read(dir + "/" + CsrFiles::adj_name(0));
     report_.is_pmem = map_.is_pmem();
-    cache_ = load_edge_cache_mapped(local_, files_, {map_.data()}, k, hub_degree);
+    cache_ = load_edge_cache_mapped<Id, Entry>(local_, files_, {map_.data()}, k, hub_degree);
   } else {  // every block's checksum checked on the way
-    cache_ = load_edge_cache(local_, files_, k, hub_degree);
-    tails_ = std::make_unique<TailReads<Id>>(local_, cache_.index, files_, io, parts_, n);
+    cache_ = load_edge_cache<Id, Entry>(local_, files_, k, hub_degree);
+    // Kernel 3's source (sssp/weighted_sources.hpp) reads its tails itself.
+    if constexpr (!kWeighted) tails_ = std::make_unique<TailReads<Id, Entry>>(local_, cache_.index, files_, io, parts_, n);
   }
   report_.k = k;
   report_.cache_bytes = cache_.entries_bytes();
@@ -198,17 +215,19 @@ RankRows<Id>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_
   report_.load_seconds = omp_get_wtime() - t0;
 }
 
-template <class Id>
-Error RankRows<Id>::corrupted(const Id* at) const {
+template <class Id, class Entry>
+Error RankRows<Id, Entry>::corrupted(const Entry* at) const {
   return Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
                            "after it was checked at load); remove {} to rebuild it",
-                           report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(Id), uint64_t(*at),
+                           report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(Entry), uint64_t(entry_id(*at)),
                            report_.dir), Error::kFixSaid);
 }
 
 template class RowSpill<uint32_t>;
 template class RowSpill<uint64_t>;
+template class RowSpill<uint32_t, WeightedPair<uint32_t>>;
 template class RankRows<uint32_t>;
 template class RankRows<uint64_t>;
+template class RankRows<uint32_t, NodeWeight<uint32_t>>;
 
 }  // namespace strata

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bfs/tail_reads.hpp"
@@ -38,18 +39,19 @@ struct RankRowsReport {
   bool dax = false, is_pmem = false;
 };
 
-// A rank's raw rows on its own storage while kernel 1 receives them: (local index, degree rank) pairs in
-// 1 MiB blocks, in an unlinked scratch file reserved up front (storage/spill_file.hpp), each block's XXH3 kept
-// in DRAM and checked when it is read back (a storage fault is an error, never wrong rows).
-template <class Id>
+// A rank's raw rows on its own storage while kernel 1 receives them: (local index, degree rank) pairs -- kernel
+// 3's with the weight, WeightedPair -- in blocks of kBlockPairs, in an unlinked scratch file reserved up front
+// (storage/spill_file.hpp), each block's XXH3 kept in DRAM and checked when it is read back (a storage fault is
+// an error, never wrong rows).
+template <class Id, class Pair = IdPair<Id>>
 class RowSpill {
  public:
   static constexpr uint64_t kBlockPairs = uint64_t(1) << 17;
   RowSpill(const std::string& dir, uint64_t pairs);
-  void add(std::span<const IdPair<Id>> pairs);  // appends, in order
-  void finish();                            // writes the last, partial block
+  void add(std::span<const Pair> pairs);  // appends, in order
+  void finish();                          // writes the last, partial block
   // fn(pairs of one block), every block in order, each checked against its checksum.
-  void for_each_block(const std::function<void(std::span<const IdPair<Id>>)>& fn) const;
+  void for_each_block(const std::function<void(std::span<const Pair>)>& fn) const;
   uint64_t bytes() const { return file_.bytes(); }
 
  private:
@@ -61,21 +63,26 @@ class RowSpill {
   std::string dir_;
 };
 
-// Where rank `rank` of `ranks` keeps its rows under base (--rank-dir, or the graph directory).
-std::string rank_rows_dir(const std::string& base, int ranks, int rank);
+// Where rank `rank` of `ranks` keeps its rows under base (--rank-dir, or the graph directory): kernel 2's in
+// mpi-p<P>/rank-<r>, kernel 3's weighted ones in mpi-w-p<P>/rank-<r>.
+std::string rank_rows_dir(const std::string& base, int ranks, int rank, bool weighted = false);
 // Refuses, before any work, a budget below a rank's I/O buffers (out-of-core); returns the buffers' bytes.
 uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int threads);
 
-template <class Id>
+// A rank's rows of Entry: kernel 2's ids by degree, or kernel 3's (id, weight) pairs by weight (NodeWeight<Id>).
+template <class Id, class Entry = Id>
 class RankRows {
  public:
+  static constexpr bool kWeighted = !std::is_same_v<Id, Entry>;
+  using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;  // what kernel 1 spills
   // Writes g's rows (offsets, entries and raw degrees) to dir, replacing nothing: a directory already there is
-  // refused (the caller reuses or reports it).
+  // refused (the caller reuses or reports it). Kernel 2's rows.
   static void write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
-                    double build_seconds, bool pmem);
+                    double build_seconds, bool pmem)
+    requires(!kWeighted);
   // The same from spilled raw rows, in passes over the spill that each hold at most `rows_bytes` of rows in DRAM
   // (a list longer than that is one pass of its own); fills g's offsets. Returns the passes.
-  static int write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id>& spill, uint64_t rows_bytes,
+  static int write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id, Pair>& spill, uint64_t rows_bytes,
                         uint64_t graph_hash, int scale, double started, bool pmem);
 
   // Opens dir's rows for g (order_vertices' result: its raw degrees must match the stored ones), loads the
@@ -87,12 +94,17 @@ class RankRows {
   RankRows(const RankRows&) = delete;  // the tail reads hold references to the members
   RankRows& operator=(const RankRows&) = delete;
 
-  const EdgeCache<Id>& cache() const { return cache_; }
-  TailReads<Id>& tails() { return *tails_; }
+  const EdgeCache<Entry>& cache() const { return cache_; }
+  TailReads<Id, Entry>& tails() { return *tails_; }
   // dax: the rows in place (entry e of the rank's rows at mapped()[e]); null out-of-core.
-  const Id* mapped() const { return map_.size() ? reinterpret_cast<const Id*>(map_.data()) : nullptr; }
+  const Entry* mapped() const { return map_.size() ? reinterpret_cast<const Entry*>(map_.data()) : nullptr; }
   // dax: an entry of the mapping that is no vertex id, as an error naming the file and offset.
-  Error corrupted(const Id* at) const;
+  Error corrupted(const Entry* at) const;
+  // The rows as a CSR of local indices (offsets, labels, duplicates; no adjacency) and their files, for the
+  // weighted sources of sssp/weighted_sources.hpp.
+  const Csr<Id>& local() const { return local_; }
+  const CsrFiles& files() const { return files_; }
+  const Partitioning& partitioning() const { return parts_; }
   const RankRowsReport& report() const { return report_; }
   RankRowsReport& report() { return report_; }
   // First entry of local vertex i's cached prefix (walks at most 63 degrees).
@@ -102,8 +114,8 @@ class RankRows {
   CsrFiles files_;
   Csr<Id> local_;  // the rank's rows by local index: offsets only (n = its vertex count)
   Partitioning parts_;
-  EdgeCache<Id> cache_;
-  std::unique_ptr<TailReads<Id>> tails_;
+  EdgeCache<Entry> cache_;
+  std::unique_ptr<TailReads<Id, Entry>> tails_;
   PmemMapping map_;
   RankRowsReport report_;
 };

@@ -33,10 +33,6 @@ namespace strata {
 void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
   const Tier& tier = *cfg.place.tier;
-  if (cfg.kernels.sssp && tier.on_storage)
-    throw Error(fmt::format("kernel 3 (--kernel {}) runs {} on --placement in-core ranks in this version; on {} run it "
-                            "in one process",
-                            cfg.kernels.name(), under, tier.name));
   if (cfg.kernels.sssp && cfg.id_bytes == 8)
     throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
                             cfg.kernels.name()));
@@ -172,66 +168,135 @@ DirLock lock_rows(const std::string& dir, const Comm& comm, const DistProgress& 
   }
 }
 
-// Tiered kernel 1: the vertex order, then each rank's rows from its directory, built where any rank lacks them
-// (every rank takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the
-// rank's storage, then built in passes that each hold at most the rank's budget of rows in DRAM.
-template <class Id, class Source>
-DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig& cfg, uint64_t graph_hash,
-                               const Comm& comm, DistBuildReport& build, std::optional<RankRows<Id>>& rows,
-                               const DistProgress& progress) {
-  const double t0 = now();
-  const bool dax = cfg.place.tier->in_place;
-  const std::string base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
-  const std::string dir = rank_rows_dir(base, comm.size(), comm.rank());
+// Where a tiered rank keeps its rows and what DRAM they may take.
+struct RowsPlace {
+  std::string base;  // --rank-dir, or the graph directory
+  bool dax = false;
+  uint64_t budget = 0, share_of_node = 0, io_buffers = 0;
+};
+
+RowsPlace rows_place(const RunConfig& cfg, const Comm& comm) {
+  RowsPlace at;
+  at.base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
+  at.dax = cfg.place.tier->in_place;
   // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
-  const uint64_t share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
-  const uint64_t budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : dax ? 0 : share_of_node;
-  uint64_t io_buffers = 0;
-  comm.all_or_none([&] { io_buffers = check_rank_budget(budget, dax, cfg.place.io, omp_get_max_threads()); });
+  at.share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
+  at.budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : at.dax ? 0 : at.share_of_node;
+  comm.all_or_none([&] { at.io_buffers = check_rank_budget(at.budget, at.dax, cfg.place.io, omp_get_max_threads()); });
+  return at;
+}
+
+// A tiered run's rows: kernel 2's (ids by degree) and kernel 3's (pairs by weight), each loaded when its kernel
+// runs, so that one kernel's edge cache has the budget to itself.
+template <class Id>
+struct TieredRows {
+  RowsPlace at;
+  std::optional<RankRows<Id>> bfs;
+  std::optional<RankRows<Id, NodeWeight<Id>>> sssp;
+  RankRowsReport sssp_built;  // kernel 3's rows as kernel 1 found or built them (loaded later)
+  const RankRowsReport* report() const {  // the first kernel's, for the report
+    return bfs ? &bfs->report() : sssp ? &sssp->report() : nullptr;
+  }
+};
+
+// One kernel's rows (Entry) on every rank's storage, built where any rank lacks them (collective: every rank
+// takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the rank's storage,
+// then built in passes that each hold at most the rank's budget of rows in DRAM. `lock` gets the rows' build
+// lock (hold it until they are loaded); the report says whether they were reused and how they were built.
+template <class Id, class Entry, class Source>
+RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShare<Source>& share, const RowsPlace& at,
+                          uint64_t graph_hash, const Comm& comm, DistBuildReport& build, DirLock& lock,
+                          const DistProgress& progress) {
+  using Rows = RankRows<Id, Entry>;
+  const double t0 = now();
+  RankRowsReport made;
+  made.dir = rank_rows_dir(at.base, comm.size(), comm.rank(), Rows::kWeighted);
+  lock = lock_rows(made.dir, comm, progress);
+  made.reused = path_exists(made.dir);
+  if (comm.sum(made.reused ? 0 : 1) == 0) return made;
+  uint64_t raw_entries = 0;
+  for (uint64_t d : g.raw_degree) raw_entries += d;
+  std::optional<RowSpill<Id, typename Rows::Pair>> spill;
+  if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), raw_entries);
+  const Id ranks = Id(comm.size());
+  scatter_tuples_as<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {
+    if (!spill) return;
+    for (auto& p : got) p.first /= ranks;  // the owner's degree rank to its local index
+    spill->add(got);
+  });
+  if (!spill) return made;
+  spill->finish();
+  build.raw_entries = raw_entries;
+  const double w0 = now();
+  // A pass's rows: the budget less the I/O buffers and the spill's read block, at least 1 MiB (a dax budget
+  // of a few MiB built its rows one list a pass: hours for SCALE 17).
+  const uint64_t rows_bytes = at.budget == 0 ? at.share_of_node
+                                             : std::max<uint64_t>(at.budget - at.io_buffers, 2 << 20) - (1 << 20);
+  made.build_passes = Rows::write_from(made.dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, at.dax);
+  made.write_seconds = now() - w0;
+  return made;
+}
+
+// This rank's rows of one kernel loaded from `made.dir` (collective: a refusal on any rank -- its budget, its
+// damaged rows -- ends them all, named).
+template <class Id, class Entry>
+void load_rows(std::optional<RankRows<Id, Entry>>& rows, const RankRowsReport& made, DistGraph<Id>& g,
+               const RunConfig& cfg, const RowsPlace& at, uint64_t graph_hash, int scale, const Comm& comm) {
+  comm.all_or_none([&] {
+    try {
+      rows.emplace(made.dir, g, graph_hash, scale, at.budget, cfg.place.on_mem_edges, cfg.place.hub_degree, cfg.place.io,
+                   omp_get_max_threads(), at.dax);
+    } catch (const Error& e) {
+      throw with_rebuild_hint(e, made.dir);
+    }
+  });
+  rows->report().reused = made.reused;
+  rows->report().write_seconds = made.write_seconds;
+  rows->report().build_passes = made.build_passes;
+}
+
+// Tiered kernel 1: the vertex order, then each kernel's rows from its directory, built where any rank lacks
+// them; the first kernel's loaded now (kernel 3's, after kernel 2, by load_kernel3_rows). With kernel 3 the
+// tuples are the weighted share's (the spec's, as a graph directory's are).
+template <class Id, class Source>
+DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const TupleShare<GeneratedEdges>* wshare,
+                               const RunConfig& cfg, uint64_t graph_hash, const Comm& comm, DistBuildReport& build,
+                               TieredRows<Id>& rows, const DistProgress& progress) {
+  const double t0 = now();
+  rows.at = rows_place(cfg, comm);
+  const int scale = share.source.spec().scale;
   LabelMap<Id> label;
-  DistGraph<Id> g = order_vertices(share, comm, label, progress);
-  const DirLock lock = lock_rows(dir, comm, progress);  // held until the rows are loaded
-  const bool have = path_exists(dir);
-  double written = 0;
-  int passes = 0;
-  if (comm.sum(have ? 0 : 1) > 0) {
-    uint64_t raw_entries = 0;
-    for (uint64_t d : g.raw_degree) raw_entries += d;
-    std::optional<RowSpill<Id>> spill;
-    if (!have) spill.emplace(std::filesystem::path(dir).parent_path().string(), raw_entries);
-    const Id ranks = Id(comm.size());
-    scatter_tuples(share, comm, label, build, progress, [&](std::vector<IdPair<Id>>&& got) {
-      if (!spill) return;
-      for (IdPair<Id>& p : got) p.first /= ranks;  // the owner's degree rank to its local index
-      spill->add(got);
-    });
-    if (spill) {
-      spill->finish();
-      build.raw_entries = raw_entries;
-      const double w0 = now();
-      // A pass's rows: the budget less the I/O buffers and the spill's read block, at least 1 MiB (a dax budget
-      // of a few MiB built its rows one list a pass: hours for SCALE 17).
-      const uint64_t rows_bytes = budget == 0 ? share_of_node
-                                              : std::max<uint64_t>(budget - io_buffers, 2 << 20) - (1 << 20);
-      passes = RankRows<Id>::write_from(dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, dax);
-      written = now() - w0;
+  DistGraph<Id> g = wshare ? order_vertices(*wshare, comm, label, progress) : order_vertices(share, comm, label, progress);
+  if (cfg.kernels.bfs) {
+    DirLock lock;  // held until the rows are loaded
+    const RankRowsReport made = build_rows<Id, Id>(g, label, share, rows.at, graph_hash, comm, build, lock, progress);
+    load_rows(rows.bfs, made, g, cfg, rows.at, graph_hash, scale, comm);
+  }
+  if constexpr (sizeof(Id) == 4) {
+    if (cfg.kernels.sssp) {
+      DirLock lock;
+      rows.sssp_built = build_rows<Id, NodeWeight<Id>>(g, label, *wshare, rows.at, graph_hash, comm, build, lock, progress);
+      if (!cfg.kernels.bfs) load_rows(rows.sssp, rows.sssp_built, g, cfg, rows.at, graph_hash, scale, comm);
     }
   }
   std::vector<Id>().swap(label.rank);  // kept when no rank rebuilt its rows
-  comm.all_or_none([&] {  // a refusal on any rank (its budget, its damaged rows) ends them all, named
-    try {
-      rows.emplace(dir, g, graph_hash, share.source.spec().scale, budget, cfg.place.on_mem_edges, cfg.place.hub_degree,
-                   cfg.place.io, omp_get_max_threads(), dax);
-    } catch (const Error& e) {
-      throw with_rebuild_hint(e, dir);
-    }
-  });
-  rows->report().reused = have;
-  rows->report().write_seconds = written;
-  rows->report().build_passes = passes;
   g.directed_edges = comm.sum(g.entries());
   build.seconds = now() - t0;
   return g;
+}
+
+// Both kernels on storage: kernel 2's rows (and their edge cache) given back, kernel 3's loaded within the same
+// budget, the time counted with kernel 1's as one process counts load_kernel3_cache.
+template <class Id>
+void load_kernel3_rows(RunResult& r, DistGraph<Id>& g, TieredRows<Id>& rows, const RunConfig& cfg, uint64_t graph_hash,
+                       int scale, const Comm& comm) {
+  if (rows.sssp) return;
+  const RankRowsReport kernel2 = rows.bfs->report();
+  rows.bfs.reset();
+  load_rows(rows.sssp, rows.sssp_built, g, cfg, rows.at, graph_hash, scale, comm);
+  const RankRowsReport& k3 = rows.sssp->report();
+  r.construction_time += comm.max(k3.load_seconds + (rows.sssp_built.reused ? k3.stored_build_seconds : 0.0));
+  rows.sssp->report().disk_bytes += kernel2.disk_bytes;  // both kernels' rows on this rank's storage
 }
 
 // Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
@@ -239,7 +304,7 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const RunConfig&
 template <class Id, class Source>
 DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
                       const TupleShare<GeneratedEdges>* wshare, const Comm& comm, const RunHooks& hooks,
-                      DistBuildReport& build, std::optional<RankRows<Id>>& rows) {
+                      DistBuildReport& build, TieredRows<Id>& rows) {
   comm.barrier();
   const double t0 = now();
   const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
@@ -247,7 +312,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
   };
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
-  DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, cfg, graph_hash, comm, build, rows, progress)
+  DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, wshare, cfg, graph_hash, comm, build, rows, progress)
                     : wshare ? build_weighted_dist_graph<Id>(*wshare, comm, build, cfg.kernels.bfs, progress)
                              : build_dist_graph<Id>(share, comm, build, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
@@ -257,9 +322,9 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
     g.weighted.place_on(nodes, cfg.place.memory.interleave);
   }
   // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
-  r.construction_time = comm.max(rows && rows->report().reused
-                                     ? rows->report().stored_build_seconds + rows->report().load_seconds
-                                     : now() - t0);
+  const RankRowsReport* stored = rows.report();
+  const bool reused = stored && stored->reused && (!rows.bfs || !cfg.kernels.sssp || rows.sssp_built.reused);
+  r.construction_time = comm.max(reused ? stored->stored_build_seconds + stored->load_seconds : now() - t0);
   r.directed_edges = g.directed_edges;
   return g;
 }
@@ -340,14 +405,14 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
 
 // Kernel 3 across the ranks for time_searches, as DistBfsKernel is kernel 2: each result's facts gathered by
 // input label, then the result joins the validation batch (R1-R8), checked in one pass over the weighted tuples.
-template <class Id>
+template <class Id, class Search>
 struct DistSsspKernel {
   const RunConfig& cfg;
   const RunHooks& hooks;
   RunResult& r;
   const TupleShare<GeneratedEdges>& wshare;
   const DistGraph<Id>& g;
-  DistDeltaStepping<Id>& sssp;
+  Search& sssp;
   const Comm& comm;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
@@ -356,7 +421,7 @@ struct DistSsspKernel {
   std::vector<Id>& parent;
   SsspStats stats{};
   SearchTotals totals{};
-  uint64_t sent_before = 0;  // this rank's bytes sent before the search just run
+  uint64_t sent_before = 0, read_before = 0;  // this rank's bytes sent and read before the search just run
   std::vector<size_t> waiting{};
   double busy = 0;
 
@@ -364,11 +429,13 @@ struct DistSsspKernel {
   double slowest(double seconds) const { return comm.max(seconds); }
   void search(size_t i) {
     sent_before = sssp.bytes_sent();
+    read_before = sssp.bytes_read();
     stats = sssp.search(internal[i], dist.data(), parent.data());
   }
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
     totals.bytes_sent += sssp.bytes_sent() - sent_before;  // the timed searches' (searched() skips the warm-up)
+    totals.bytes_read += sssp.bytes_read() - read_before;
     if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
     r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
     r.sssp_stats.push_back(stats);
@@ -402,20 +469,51 @@ struct DistSsspKernel {
   }
 };
 
-template <class Id>
+template <class Id, class Search>
 SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
-                       const DistGraph<Id>& g, DistDeltaStepping<Id>& sssp, const std::vector<uint64_t>& roots,
+                       const DistGraph<Id>& g, Search& sssp, const std::vector<uint64_t>& roots,
                        const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks) {
   r.sssp_delta = cfg.delta;
   std::optional<DistValidator<Id>> validator;
   if (cfg.validate) validator.emplace(g.n, comm, slots, /*weighted=*/true);
   std::vector<float> dist(g.local_count());
   std::vector<Id> parent(g.local_count());
-  DistSsspKernel<Id> kernel{cfg, hooks, r, wshare, g, sssp, comm, roots, internal, validator, dist, parent};
+  DistSsspKernel<Id, Search> kernel{cfg, hooks, r, wshare, g, sssp, comm, roots, internal, validator, dist, parent};
   RunHooks shown = hooks;
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, r.sssp_searches, shown, "kernel 3");
   return kernel.totals;
+}
+
+// Kernel 3 on the tier's rows: in DRAM, or (both kernels: once kernel 2's are given back) the weighted rows on
+// this rank's storage, tails read with io_uring or in place. state: the search's per-rank arrays.
+template <class Id>
+SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
+                          DistGraph<Id>& g, TieredRows<Id>& rows, uint64_t graph_hash, const std::vector<uint64_t>& roots,
+                          const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks,
+                          uint64_t& state) {
+  auto run = [&](auto& sssp) {
+    const SearchTotals t = run_sssp_searches(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
+    state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
+    return t;
+  };
+  if (!cfg.place.tier->on_storage) {
+    DistDeltaStepping<Id> sssp(g, comm, cfg.delta);
+    return run(sssp);
+  }
+  load_kernel3_rows(r, g, rows, cfg, graph_hash, r.spec.scale, comm);
+  const RankRows<Id, NodeWeight<Id>>& k3 = *rows.sssp;
+  if (cfg.place.tier->in_place) {
+    WeightsInPlace<Id> source(k3.local(), k3.cache(), {k3.mapped()}, k3.files(), cfg.delta);
+    source.limit_ids(g.part.ids());
+    DistDeltaStepping<Id, WeightsInPlace<Id>> sssp(g, comm, std::move(source), cfg.delta);
+    return run(sssp);
+  }
+  WeightsReadTails<Id> source(k3.local(), k3.cache(), k3.files(), cfg.place.io, k3.partitioning(), cfg.delta);
+  source.limit_ids(g.part.ids());
+  rows.sssp->report().io_buffer_bytes = source.io_buffer_bytes();
+  DistDeltaStepping<Id, WeightsReadTails<Id>> sssp(g, comm, std::move(source), cfg.delta);
+  return run(sssp);
 }
 
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
@@ -423,7 +521,7 @@ SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleSh
 // search_state: the larger kernel's per-search arrays on this rank.
 template <class Id, class Source>
 void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, uint64_t search_state,
-              const std::optional<RankRows<Id>>& rows, const DistBuildReport& build, const SearchTotals& totals,
+              const RankRowsReport* rows, const DistBuildReport& build, const SearchTotals& totals,
               int slots, const Comm& comm) {
   r.validate_batch = cfg.validate ? std::min(slots, int(r.roots())) : 1;
   r.parts = 1;
@@ -448,7 +546,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   mine.search_bytes_sent = totals.bytes_sent;
   r.placement.tier = cfg.place.tier;
   if (rows) {
-    const RankRowsReport& rr = rows->report();
+    const RankRowsReport& rr = *rows;
     mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
     mine.rows_dir = rr.dir;
     mine.rows_reused = rr.reused;
@@ -460,14 +558,13 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
     mine.bytes_read = totals.bytes_read;
     r.placement.on_mem_edges = rr.k;
     r.placement.hub_degree = cfg.place.hub_degree;
-    r.placement.csr_dir = rank_rows_dir(cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir, comm.size(), 0);
-    r.placement.csr_dir.replace(r.placement.csr_dir.size() - 1, 1, "<r>");  // every rank its own
+    r.placement.csr_dir = rr.dir.substr(0, rr.dir.rfind("rank-")) + "rank-<r>";  // every rank its own
     r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
     r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
     r.placement.cache_load_time = comm.max(rr.load_seconds);
     r.placement.direct_io = !rr.dax;
     r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
-    r.placement.adjacency_bytes = g.directed_edges * sizeof(Id);
+    r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.bfs ? sizeof(Id) : sizeof(NodeWeight<Id>));
     if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
     r.dram.budget = rr.budget;
     r.dram.edge_cache = rr.cache_bytes;
@@ -497,8 +594,10 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   r.generation_time = comm.max(now() - t0);
 
   DistBuildReport build;
-  std::optional<RankRows<Id>> rows;
-  const DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, wshare ? &*wshare : nullptr, comm, hooks, build, rows);
+  TieredRows<Id> rows;
+  DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, wshare ? &*wshare : nullptr, comm, hooks, build, rows);
+  uint64_t graph_hash = 0;
+  if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
@@ -507,18 +606,19 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   SearchTotals totals;
   uint64_t search_state = 0;
   if (cfg.kernels.bfs) {
-    DistBfs<Id> bfs(g, comm, cfg.bfs, rows ? &*rows : nullptr);
+    DistBfs<Id> bfs(g, comm, cfg.bfs, rows.bfs ? &*rows.bfs : nullptr);
     totals = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
     search_state = bfs.state_bytes() + g.local_count() * sizeof(Id);
   }
   if constexpr (sizeof(Id) == 4) {
     if (cfg.kernels.sssp && r.ok()) {
-      DistDeltaStepping<Id> sssp(g, comm, cfg.delta);
-      totals.bytes_sent += run_sssp_searches(r, cfg, *wshare, g, sssp, roots, internal, slots, comm, hooks).bytes_sent;
-      search_state = std::max(search_state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
+      const SearchTotals k3 =
+          sssp_on_tier(r, cfg, *wshare, g, rows, graph_hash, roots, internal, slots, comm, hooks, search_state);
+      totals.bytes_sent += k3.bytes_sent;
+      totals.bytes_read += k3.bytes_read;
     }
   }
-  describe(r, cfg, source, g, search_state, rows, build, totals, slots, comm);
+  describe(r, cfg, source, g, search_state, rows.report(), build, totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());

@@ -85,7 +85,9 @@ class WeightsReadTails {
                    const IoOptions& io, const Partitioning& parts, float delta, uint64_t head_entries = 512)
       : g_(g), cache_(cache), delta_(delta), head_(head_entries),
         reads_(std::make_unique<TailReads<Id, NodeWeight<Id>>>(g, cache.index, files, io, parts, g.n)),
-        longer_(size_t(omp_get_max_threads())) {}
+        longer_(size_t(omp_get_max_threads())), ids_(g.n) {}
+  // Ids read from storage are below `ids` (default the graph's vertices; a rank's rows hold global ids).
+  void limit_ids(uint64_t ids) { ids_ = ids; }
 
   template <class Relax>
   float scan(Id u, bool light, Relax& relax) {
@@ -109,7 +111,7 @@ class WeightsReadTails {
   template <class Visit>
   void finish(bool light, Visit& visit, LevelIo& io) {
     if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
-    const uint64_t n = g_.n;
+    const uint64_t n = ids_;
     auto checked = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       for (const NodeWeight<Id>* e = first; e != last; ++e)
         if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
@@ -148,6 +150,7 @@ class WeightsReadTails {
   std::unique_ptr<TailReads<Id, NodeWeight<Id>>> reads_;
   MovableAtomic<bool> marked_{false};  // a tail was marked since the last finish
   std::vector<std::vector<Id>> longer_;  // [thread]: tails whose head ended light, to read whole
+  uint64_t ids_;
 };
 
 // DAX: the weighted edge cache's prefixes (if any) in DRAM, the rest of each list read in place from the mapped
@@ -159,7 +162,9 @@ class WeightsInPlace {
   WeightsInPlace(const Csr<Id>& g, const EdgeCache<NodeWeight<Id>>& cache, std::vector<const NodeWeight<Id>*> mapped,
                  const CsrFiles& files, float delta)
       : g_(g), cache_(cache), mapped_(std::move(mapped)), first_(files.layout().part_first),
-        bounds_(files.layout().bounds), dir_(files.path()), delta_(delta) {}
+        bounds_(files.layout().bounds), dir_(files.path()), delta_(delta), ids_(g.n) {}
+  // Ids read in place are below `ids` (default the graph's vertices; a rank's rows hold global ids).
+  void limit_ids(uint64_t ids) { ids_ = ids; }
 
   template <class Relax>
   void scan(Id u, bool light, Relax& relax) {
@@ -171,7 +176,7 @@ class WeightsInPlace {
     while (u >= bounds_[p + 1]) ++p;
     const NodeWeight<Id>* list = mapped_[p] + (g_.offsets[u] - first_[p]);
     for (const NodeWeight<Id>* e = list + len; e != list + degree; ++e)
-      if (e->v >= g_.n) [[unlikely]] {
+      if (e->v >= ids_) [[unlikely]] {
         const NodeWeight<Id>* none = nullptr;
         bad_.compare_exchange_strong(none, e, std::memory_order_relaxed);
         return;
@@ -200,6 +205,7 @@ class WeightsInPlace {
   std::string dir_;
   float delta_;
   MovableAtomic<const NodeWeight<Id>*> bad_{nullptr};
+  uint64_t ids_;
 };
 
 }  // namespace strata

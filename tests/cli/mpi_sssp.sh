@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# `mpirun -np P strata run --kernel sssp|both` on in-core ranks: kernel 3's distances are SSSP.md's vectors (the
-# reference's bits) at 1 to 4 ranks, generated and from a graph directory, at any --delta; both kernels in one
-# run, validated; the trace; a planted wrong distance fails the run naming the rule, once; kernel 3 on tiered
-# ranks refused before any work.
+# `mpirun -np P strata run --kernel sssp|both`: kernel 3's distances are SSSP.md's vectors (the
+# reference's bits), generated and from a graph directory, at any --delta; both kernels in one
+# run, validated; the trace; a planted wrong distance fails the run naming the rule, once; on out-of-core and
+# dax ranks (their weighted rows built, reused, checked).
 source "$(dirname "$0")/lib.sh"
 need_mpi
 source "$(dirname "$0")/mpi_lib.sh"
 source "$(dirname "$0")/sssp_vectors.sh"
 
-for P in 1 2 3 4; do
-  mpi "$P" run --scale 10 --roots 4 --kernel sssp --threads 1 --json "$tmp/s$P.json" >"$tmp/s$P.txt" 2>&1
-  expect "$P ranks: exit 0" test $? -eq 0
-  expect "$P ranks: SSSP.md's vectors at SCALE 10" check_vectors 10 "$tmp/s$P.json"
-  expect "$P ranks: every search validated against the tuples" grep -q "^validation: every search checked against the input tuples" "$tmp/s$P.txt"
-done
+# (1 to 4 ranks against one process's bits: mpi.sh, at SCALE 11.)
+P=2
+mpi "$P" run --scale 10 --roots 4 --kernel sssp --threads 1 --json "$tmp/s$P.json" >"$tmp/s$P.txt" 2>&1
+expect "$P ranks: exit 0" test $? -eq 0
+expect "$P ranks: SSSP.md's vectors at SCALE 10" check_vectors 10 "$tmp/s$P.json"
+expect "$P ranks: every search validated against the tuples" grep -q "^validation: every search checked against the input tuples" "$tmp/s$P.txt"
 expect "the summary names kernel 3" grep -qE "^summary: SCALE 10, in-core, 4 of 4 searches validated, SSSP [0-9.e+-]+ GTEPS" "$tmp/s2.txt"
 expect "kernel 3's relaxations are counted as bytes sent" python3 -c "
 import json; j = json.load(open('$tmp/s2.json')); assert j['mpi']['processes'] == 2 and j['kernel'] == 'sssp'
@@ -39,10 +39,30 @@ expect "planted wrong distance: non-zero exit" test $? -ne 0
 expect "planted wrong distance: rule R5 said once" test "$(grep -c "strata: error: validation failed for SSSP search 1 (root 214): rule R5" "$tmp/bad.err")" -eq 1
 expect "planted wrong distance: no statistics" grep -q "No statistics" "$tmp/bad.txt"
 
-# Kernel 3 on tiered ranks: refused before any work (nothing built).
-mpi 2 run --graph "$tmp/g" --placement out-of-core --kernel sssp >/dev/null 2>"$tmp/t.err"
-expect "kernel 3 on out-of-core ranks: refused once" test "$(grep -c "strata: error:.*kernel 3 (--kernel sssp) runs under mpirun (2 processes) on --placement in-core ranks" "$tmp/t.err")" -eq 1
-expect "kernel 3 on out-of-core ranks: no rows built" test ! -e "$tmp/g/mpi-p2"
+# Kernel 3 on tiered ranks: each rank's weighted rows (mpi-w-p<P>/rank-<r>) on its storage, a one-entry edge
+# cache and the tails read with io_uring, or read in place (dax): the same bits; reused by the next run; a
+# damaged rank file ends every rank, naming it.
+"$strata" generate --scale 12 --out "$tmp/t" 2>/dev/null
+mpi 2 run --graph "$tmp/t" --placement out-of-core --kernel sssp --roots 4 --dram-budget 17M --on-mem-edges 1 --threads 1 \
+  --json "$tmp/ooc.json" >"$tmp/ooc.txt" 2>&1
+expect "out-of-core ranks: exit 0" test $? -eq 0
+expect "out-of-core ranks: SSSP.md's vectors at SCALE 12" check_vectors 12 "$tmp/ooc.json" out-of-core
+expect "out-of-core ranks: the weighted rows on each rank's storage, tails read" python3 -c "
+import json; j = json.load(open('$tmp/ooc.json'))
+assert j['csr_dir'].endswith('/mpi-w-p2/rank-<r>') and j['on_mem_edges'] == 1, j['csr_dir']
+assert all(s['bytes_read'] > 0 for s in j['sssp_searches'])"
+expect "out-of-core ranks: the rank directories" bash -c "test -f '$tmp/t/mpi-w-p2/rank-0/csr.hdr' && test -f '$tmp/t/mpi-w-p2/rank-1/csr.hdr'"
+mpi 3 run --graph "$tmp/t" --placement dax --kernel both --roots 4 --threads 1 --json "$tmp/dax.json" >"$tmp/dax.txt" 2>&1
+expect "dax ranks, both kernels: exit 0" test $? -eq 0
+expect "dax ranks, both kernels: SSSP.md's vectors" check_vectors 12 "$tmp/dax.json" dax
+expect "dax ranks, both kernels: kernel 2 as one process" same_searches "$tmp/one.json" "$tmp/dax.json"
+mpi 3 run --graph "$tmp/t" --placement out-of-core --kernel both --roots 4 --threads 1 --json "$tmp/again.json" >/dev/null 2>&1
+expect "both kernels again: both rows reused, the same bits" python3 -c "
+import json; j = json.load(open('$tmp/again.json')); assert j['csr_reused'] is True, j['csr_reused']" \
+  && check_vectors 12 "$tmp/again.json" out-of-core
+printf '\xff\xff\xff\x7f' | dd of="$tmp/t/mpi-w-p3/rank-1/adj.0.bin" bs=1 seek=4096 conv=notrunc 2>/dev/null
+mpi 3 run --graph "$tmp/t" --placement out-of-core --kernel sssp --roots 4 --threads 1 >/dev/null 2>"$tmp/bad3.err"
+expect "a damaged weighted rank file: refused once, naming it" test "$(grep -c "strata: error: rank 1 of 3: .*mpi-w-p3/rank-1/adj.0.bin is corrupted" "$tmp/bad3.err")" -eq 1
 mpi 2 run --scale 10 --kernel sssp --debug-id-bytes 8 >/dev/null 2>"$tmp/w.err"
 expect "kernel 3 with 64-bit ids: refused once" test "$(grep -c "strata: error:.*needs 32-bit vertex ids" "$tmp/w.err")" -eq 1
 finish
