@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mpirun -np P strata run --kernel sssp|both`: kernel 3's distances are SSSP.md's vectors (the
-# reference's bits), generated and from a graph directory, at any --delta; both kernels in one
+# reference's bits) at 1 to 4 ranks, generated and from a graph directory, at any --delta; both kernels in one
 # run, validated; the trace; a planted wrong distance fails the run naming the rule, once; on out-of-core and
 # dax ranks (their weighted rows built, reused, checked).
 source "$(dirname "$0")/lib.sh"
@@ -8,12 +8,12 @@ need_mpi
 source "$(dirname "$0")/mpi_lib.sh"
 source "$(dirname "$0")/sssp_vectors.sh"
 
-# (1 to 4 ranks against one process's bits: mpi.sh, at SCALE 11.)
-P=2
-mpi "$P" run --scale 10 --roots 4 --kernel sssp --threads 1 --json "$tmp/s$P.json" >"$tmp/s$P.txt" 2>&1
-expect "$P ranks: exit 0" test $? -eq 0
-expect "$P ranks: SSSP.md's vectors at SCALE 10" check_vectors 10 "$tmp/s$P.json"
-expect "$P ranks: every search validated against the tuples" grep -q "^validation: every search checked against the input tuples" "$tmp/s$P.txt"
+for P in 1 2 3 4; do
+  mpi "$P" run --scale 10 --roots 4 --kernel sssp --threads 1 --json "$tmp/s$P.json" >"$tmp/s$P.txt" 2>&1
+  expect "$P ranks: exit 0" test $? -eq 0
+  expect "$P ranks: SSSP.md's vectors at SCALE 10 (one process's bits)" check_vectors 10 "$tmp/s$P.json"
+  expect "$P ranks: every search validated against the tuples" grep -q "^validation: every search checked against the input tuples" "$tmp/s$P.txt"
+done
 expect "the summary names kernel 3" grep -qE "^summary: SCALE 10, in-core, 4 of 4 searches validated, SSSP [0-9.e+-]+ GTEPS" "$tmp/s2.txt"
 expect "kernel 3's relaxations are counted as bytes sent" python3 -c "
 import json; j = json.load(open('$tmp/s2.json')); assert j['mpi']['processes'] == 2 and j['kernel'] == 'sssp'
@@ -56,8 +56,8 @@ mpi 3 run --graph "$tmp/t" --placement dax --kernel both --roots 4 --threads 1 -
 expect "dax ranks, both kernels: exit 0" test $? -eq 0
 expect "dax ranks, both kernels: SSSP.md's vectors" check_vectors 12 "$tmp/dax.json" dax
 expect "dax ranks, both kernels: kernel 2 as one process" same_searches "$tmp/one.json" "$tmp/dax.json"
-mpi 3 run --graph "$tmp/t" --placement out-of-core --kernel both --roots 4 --threads 1 --json "$tmp/again.json" >/dev/null 2>&1
-expect "both kernels again: both rows reused, the same bits" python3 -c "
+mpi 3 run --graph "$tmp/t" --placement out-of-core --kernel sssp --roots 4 --threads 1 --json "$tmp/again.json" >/dev/null 2>&1
+expect "out-of-core ranks again: kernel 3's rows reused, the same bits" python3 -c "
 import json; j = json.load(open('$tmp/again.json')); assert j['csr_reused'] is True, j['csr_reused']" \
   && check_vectors 12 "$tmp/again.json" out-of-core
 printf '\xff\xff\xff\x7f' | dd of="$tmp/t/mpi-w-p3/rank-1/adj.0.bin" bs=1 seek=4096 conv=notrunc 2>/dev/null
