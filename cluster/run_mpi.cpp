@@ -329,6 +329,38 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
   return g;
 }
 
+// A kernel's searches validated in batches across the ranks (either kernel's: DistValidator's kind), each added
+// as it ends and the batch checked in one pass over the tuples when full or when the last search is in;
+// record(i, verdict, seconds) files each verdict in the kernel's records.
+template <class Id, class Source>
+struct DistValidation {
+  DistValidator<Id> validator;
+  const TupleShare<Source>& tuples;
+  const Comm& comm;
+  const RunHooks& hooks;
+  RunResult& r;
+  const char* what;                // "searches", "SSSP searches": the progress line's
+  std::vector<size_t> waiting{};   // searches in the batch
+  double busy = 0;                 // seconds spent on the batch so far
+
+  template <class Add, class Record>
+  void add(size_t i, bool more, Add&& add_to, Record&& record) {
+    const double v0 = now();
+    add_to(validator);
+    busy += comm.max(now() - v0);
+    waiting.push_back(i);
+    if (!validator.full() && more) return;
+    report(hooks, comm, "validation", 0, 1, fmt::format("{} {}-{} in one pass", what, waiting.front(), waiting.back()));
+    const double c0 = now();
+    const std::vector<Verdict> verdicts = validator.check(tuples);
+    const double each = (busy + comm.max(now() - c0)) / double(waiting.size());
+    for (size_t j = 0; j < waiting.size(); ++j) record(waiting[j], verdicts[j], each);
+    ++r.validation.tuple_passes;
+    waiting.clear();
+    busy = 0;
+  }
+};
+
 struct SearchTotals {
   uint64_t bytes_sent = 0, bytes_read = 0;  // this rank's, over the timed searches
 };
@@ -348,13 +380,11 @@ struct DistBfsKernel {
   const Comm& comm;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
-  std::optional<DistValidator<Id>>& validator;
+  std::optional<DistValidation<Id, Source>>& validation;
   std::vector<Id>& out;
   SearchStats stats{};
   SearchTotals totals{};
   uint64_t read_before = 0;  // this rank's bytes read before the search just run
-  std::vector<size_t> waiting{};  // searches in the validation batch
-  double busy = 0;                // seconds spent on the batch so far
 
   void align() const { comm.barrier(); }
   double slowest(double seconds) const { return comm.max(seconds); }
@@ -370,22 +400,9 @@ struct DistBfsKernel {
     if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
     r.search_stats.push_back(std::move(stats));
-    if (!validator) return;
-    const double v0 = now();
-    validator->add(g, out.data(), roots[i], r.searches[i].nedge);
-    busy += comm.max(now() - v0);
-    waiting.push_back(i);
-    if (validator->full() || !more) check_batch();
-  }
-  void check_batch() {
-    report(hooks, comm, "validation", 0, 1, fmt::format("searches {}-{} in one pass", waiting.front(), waiting.back()));
-    const double v0 = now();
-    const std::vector<Verdict> verdicts = validator->check(share);
-    const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) r.record_verdict(waiting[j], verdicts[j], each);
-    ++r.validation.tuple_passes;
-    waiting.clear();
-    busy = 0;
+    if (!validation) return;
+    validation->add(i, more, [&](DistValidator<Id>& v) { v.add(g, out.data(), roots[i], r.searches[i].nedge); },
+                    [&](size_t j, const Verdict& v, double seconds) { r.record_verdict(j, v, seconds); });
   }
 };
 
@@ -393,10 +410,10 @@ template <class Id, class Source>
 SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
                           DistBfs<Id>& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
                           int slots, const Comm& comm, const RunHooks& hooks) {
-  std::optional<DistValidator<Id>> validator;
-  if (cfg.validate) validator.emplace(g.n, comm, slots);
+  std::optional<DistValidation<Id, Source>> validation;
+  if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots), share, comm, hooks, r, "searches");
   std::vector<Id> out(g.local_count());
-  DistBfsKernel<Id, Source> kernel{cfg, hooks, r, share, g, bfs, comm, roots, internal, validator, out};
+  DistBfsKernel<Id, Source> kernel{cfg, hooks, r, share, g, bfs, comm, roots, internal, validation, out};
   RunHooks shown = hooks;  // progress on rank 0 alone
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, r.searches, shown, "kernel 2");
@@ -416,14 +433,12 @@ struct DistSsspKernel {
   const Comm& comm;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
-  std::optional<DistValidator<Id>>& validator;
+  std::optional<DistValidation<Id, GeneratedEdges>>& validation;
   std::vector<float>& dist;
   std::vector<Id>& parent;
   SsspStats stats{};
   SearchTotals totals{};
   uint64_t sent_before = 0, read_before = 0;  // this rank's bytes sent and read before the search just run
-  std::vector<size_t> waiting{};
-  double busy = 0;
 
   void align() const { comm.barrier(); }
   double slowest(double seconds) const { return comm.max(seconds); }
@@ -440,23 +455,10 @@ struct DistSsspKernel {
     r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
     r.sssp_stats.push_back(stats);
     if (cfg.bfs.trace && hooks.sssp_trace && comm.root()) hooks.sssp_trace(i, roots[i], stats, r.sssp_searches[i].time);
-    if (!validator) return;
-    const double v0 = now();
-    validator->add_sssp(g, dist.data(), parent.data(), roots[i], r.sssp_searches[i].nedge);
-    busy += comm.max(now() - v0);
-    waiting.push_back(i);
-    if (validator->full() || !more) check_batch();
-  }
-  void check_batch() {
-    if (hooks.progress && comm.root())
-      hooks.progress("validation", 0, 1, fmt::format("SSSP searches {}-{} in one pass", waiting.front(), waiting.back()));
-    const double v0 = now();
-    const std::vector<Verdict> verdicts = validator->check(wshare);
-    const double each = (busy + comm.max(now() - v0)) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) r.record_sssp_verdict(waiting[j], verdicts[j], each);
-    ++r.validation.tuple_passes;
-    waiting.clear();
-    busy = 0;
+    if (!validation) return;
+    validation->add(i, more,
+                    [&](DistValidator<Id>& v) { v.add_sssp(g, dist.data(), parent.data(), roots[i], r.sssp_searches[i].nedge); },
+                    [&](size_t j, const Verdict& v, double seconds) { r.record_sssp_verdict(j, v, seconds); });
   }
   // A planted error, after timing (--debug-corrupt-sssp): on the last rank holding a reached vertex other than
   // the root, the first such is a little farther than its parent makes it; R5 or R6 must refuse it.
@@ -474,11 +476,12 @@ SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleSh
                        const DistGraph<Id>& g, Search& sssp, const std::vector<uint64_t>& roots,
                        const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks) {
   r.sssp_delta = cfg.delta;
-  std::optional<DistValidator<Id>> validator;
-  if (cfg.validate) validator.emplace(g.n, comm, slots, /*weighted=*/true);
+  std::optional<DistValidation<Id, GeneratedEdges>> validation;
+  if (cfg.validate)
+    validation.emplace(DistValidator<Id>(g.n, comm, slots, /*weighted=*/true), wshare, comm, hooks, r, "SSSP searches");
   std::vector<float> dist(g.local_count());
   std::vector<Id> parent(g.local_count());
-  DistSsspKernel<Id, Search> kernel{cfg, hooks, r, wshare, g, sssp, comm, roots, internal, validator, dist, parent};
+  DistSsspKernel<Id, Search> kernel{cfg, hooks, r, wshare, g, sssp, comm, roots, internal, validation, dist, parent};
   RunHooks shown = hooks;
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, r.sssp_searches, shown, "kernel 3");
