@@ -131,12 +131,7 @@ struct CsrPassValidation {
     ++result.validation.csr_passes;
     if (lend_cache && more) {
       const double r0 = now();
-      EdgeCache<Id> fresh = pg.mappings.empty()
-                                ? load_edge_cache(pg.g, *pg.files, pg.cache.k, pg.cache.hub_degree,
-                                                  [&](uint64_t d, uint64_t t) { hooks.report("validation: reloading the edge cache", d, t); })
-                                : load_edge_cache_mapped(pg.g, *pg.files, pg.template mapped<char>(false), pg.cache.k,
-                                                         pg.cache.hub_degree);
-      pg.cache.adj = std::move(fresh.adj);  // the search refers to pg.cache: same index, same K
+      reload_edge_cache(pg, false, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
       result.validation.cache_reload_time += now() - r0;
     }
     const double each = (busy + now() - t0) / double(waiting.size());

@@ -64,14 +64,7 @@ struct SsspStoredValidation {
     ++result.validation.sssp_passes;
     if (lend_cache && more) {
       const double r0 = now();
-      const EdgeCache<NodeWeight<Id>>& c = pg.weighted_cache;
-      EdgeCache<NodeWeight<Id>> fresh =
-          pg.report.tier->in_place
-              ? load_edge_cache_mapped<Id, NodeWeight<Id>>(pg.g, pg.kernel3_files(), pg.template mapped<char>(true), c.k, c.hub_degree)
-              : load_edge_cache<Id, NodeWeight<Id>>(pg.g, pg.kernel3_files(), c.k, c.hub_degree, [&](uint64_t d, uint64_t t) {
-                  hooks.report("validation: reloading the edge cache", d, t);
-                });
-      pg.weighted_cache.adj = std::move(fresh.adj);  // the search refers to pg.weighted_cache: same index, same K
+      reload_edge_cache(pg, true, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
       result.validation.cache_reload_time += now() - r0;
     }
     const double each = (busy + now() - t0) / double(waiting.size());

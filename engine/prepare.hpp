@@ -356,6 +356,16 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
                         {"parents", local},    {"frontiers", local}};
 }
 
+// A validation pass's borrowed edge cache loaded again, kernel 2's or (weighted) kernel 3's, with the same K and
+// index: the searches refer to pg.cache / pg.weighted_cache, which stay the same objects.
+template <class Id>
+void reload_edge_cache(PlacedGraph<Id>& pg, bool weighted, const PhaseProgress& progress = {}) {
+  const uint64_t k = weighted ? pg.weighted_cache.k : pg.cache.k;
+  prepare_detail::load_cache(pg, weighted, k, [&](const std::string&, uint64_t d, uint64_t t) {
+    if (progress) progress("validation: reloading the edge cache", d, t);
+  });
+}
+
 // Kernel 3's edge cache where kernel 2 ran first on storage (--kernel both): kernel 2's cache given back, the
 // weighted CSR's loaded with the K the same budget holds (8-byte entries), its time counted with kernel 1's.
 // Nothing to do in-core or where kernel 3 runs alone (its cache was loaded with the graph).
