@@ -130,14 +130,17 @@ class DistDeltaStepping {
   // tails the round needs read at once -- then, collectively, the relaxations other ranks sent for its
   // vertices; each thread files the vertices it improved in its bins.
   void relax_all(const std::vector<Id>& from, bool light, SsspStats& stats) {
-    std::vector<uint64_t> improved(bins_.size(), 0);
+    struct alignas(64) Count {  // a cache line a thread: the counts are bumped on the hot path
+      uint64_t n = 0;
+    };
+    std::vector<Count> improved(bins_.size());
     auto relax_from = [&](Id i) {  // relax(v, w) for local vertex i's edges, on the calling thread
       const size_t t = size_t(omp_get_thread_num());
       const float du = distance_word::load_dist(state_[i]);
       const Id label = g_.labels[i];
       return [this, t, du, label, &improved](Id v, float w) {
         const float nd = du + w;  // float + float: fl32, as the reference relaxes
-        if (g_.owns(v)) improved[t] += improve(Id(v - g_.lo), nd, label, bins_[t]);
+        if (g_.owns(v)) improved[t].n += improve(Id(v - g_.lo), nd, label, bins_[t]);
         else out_.mine(g_.part.owner(v)).push_back({v, nd, label});
       };
     };
@@ -164,12 +167,12 @@ class DistDeltaStepping {
         foreign = std::min<uint64_t>(foreign, got[k].v);
         continue;
       }
-      improved[t] += improve(Id(got[k].v - g_.lo), got[k].d, got[k].parent, bins_[t]);
+      improved[t].n += improve(Id(got[k].v - g_.lo), got[k].d, got[k].parent, bins_[t]);
     }
     if (foreign != UINT64_MAX)
       throw Error(fmt::format("a relaxation for vertex {}, which rank {} does not hold: a rank's rows are corrupted",
                               foreign, comm_.rank()));
-    for (uint64_t c : improved) stats.relaxations += c;
+    for (const Count& c : improved) stats.relaxations += c.n;
   }
 
   // Local vertex i to distance nd through parent (an input label) where nd is smaller, filed in its bucket.
