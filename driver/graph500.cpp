@@ -329,7 +329,7 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
   const bool wide = scale > 31 || config.id_bytes == 8;
   if (wide && config.kernels.sssp)
-    throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --id-bytes 8",
+    throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
                             config.kernels.name()));
   return wide ? run_typed<uint64_t>(config, hooks, busy_at_start) : run_typed<uint32_t>(config, hooks, busy_at_start);
 }

@@ -129,7 +129,7 @@ template <class Id>
 void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>& pg, ShortestPaths<Id>& sssp,
                        const std::vector<uint64_t>& roots, const std::vector<Id>& internal, const RunHooks& hooks) {
   if constexpr (sizeof(Id) != 4) {
-    throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --id-bytes 8)");
+    throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --debug-id-bytes 8)");
   } else {
     result.sssp_delta = cfg.delta;
     NumaArray<float> dist(pg.g.n);
