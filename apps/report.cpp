@@ -46,6 +46,17 @@ nlohmann::json placement_json(const RunResult& r) {
             {"csr_build_time", p.csr_build_time},
             {"csr_build_passes", p.csr_build_passes ? nlohmann::json(*p.csr_build_passes) : nlohmann::json(nullptr)},
             {"csr_build_renumbered_bytes", p.csr_build_renumbered_bytes},
+            {"csr_build_tuple_passes", p.csr_build_tuple_passes ? nlohmann::json(*p.csr_build_tuple_passes) : nlohmann::json(nullptr)},
+            {"csr_build_phase_seconds", p.csr_build ? nlohmann::json{{"count", p.csr_build->count_s},
+                                                                   {"distribute", p.csr_build->distribute_s},
+                                                                   {"fill", p.csr_build->fill_s},
+                                                                   {"sort", p.csr_build->sort_s},
+                                                                   {"write", p.csr_build->write_s}}
+                                                  : nlohmann::json(nullptr)},
+            {"csr_build_bytes", p.csr_build ? nlohmann::json{{"buckets_written", p.csr_build->renumbered_bytes},
+                                                           {"buckets_read", p.csr_build->renumbered_bytes},
+                                                           {"csr_written", p.csr_build->csr_bytes}}
+                                            : nlohmann::json(nullptr)},
             {"cache_load_time", p.cache_load_time}});
   if (p.tier->in_place) {
     j["is_pmem"] = p.is_pmem;

@@ -1,12 +1,12 @@
 // Kernel 1 for the out-of-core and DAX placements: builds the on-disk CSR (storage/csr_files.hpp) from a
 // graph directory without holding the tuple list or the adjacency. The degree pass and renumbering are the
 // in-memory build's; then the vertices are cut into ranges whose pre-deduplication lists fit in
-// `memory_bytes`, and each range takes one pass over the tuples: scatter (RangeMarks, RangeScatter), sort,
-// deduplicate, append to its partition's file. Memory: that scratch plus O(N) (raw offsets, labels, duplicates,
-// the range marks: 13.1 bytes a vertex).
-// Where it takes enough range passes (Renumbering) and the disk has room, the tuples are renumbered once into a
-// scratch file (RenumberedEdges) that the range passes read instead: as many bytes as stored tuples, but none
-// of the generator's work and no label lookups.
+// `memory_bytes`, and each range's lists are filled, sorted, deduplicated and appended to its partition's file.
+// Where the disk has room (Renumbering) the tuples are distributed once into a bucket a range on disk
+// (engine/edge_buckets.hpp) and each range is filled from its bucket: the input read twice and the buckets once,
+// whatever the budget. Else each range takes one pass over the tuples (RangeMarks, RangeScatter): no disk, but
+// passes that grow with graph / DRAM. Memory: that scratch plus O(N) (raw offsets, labels, duplicates, the range
+// marks: 13.1 bytes a vertex).
 #pragma once
 #include <omp.h>
 
@@ -23,6 +23,7 @@
 #include "core/ids.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/csr.hpp"
+#include "engine/edge_buckets.hpp"
 #include "engine/topology.hpp"
 #include "storage/csr_files.hpp"
 #include "core/error.hpp"
@@ -34,97 +35,22 @@
 namespace strata {
 
 struct ExternalBuildStats {
-  uint64_t passes = 0;          // passes over the tuples after the degree pass
-  uint64_t scratch_bytes = 0;   // the range buffer
-  uint64_t renumbered_bytes = 0;  // the renumbered tuples' scratch file on disk (0: the range passes read the tuples)
+  uint64_t passes = 0;            // ranges built
+  uint64_t scratch_bytes = 0;     // the range buffer
+  uint64_t renumbered_bytes = 0;  // the tuple buckets written to disk and read back once (0: ranges read the tuples)
+  uint64_t tuple_passes = 0;      // passes over the tuples after the degree pass: 1 with buckets, else one a range
+  uint64_t csr_bytes = 0;         // the adjacency written
+  // Seconds by phase: the degree pass, the distribution into buckets, the ranges' fill (from the buckets or the
+  // tuples), their sort and deduplication, and their compaction and write.
+  double count_s = 0, distribute_s = 0, fill_s = 0, sort_s = 0, write_s = 0;
 };
 
-// The tuple list in internal ids, pairs of Id in the source's order (a self-loop stays one): written once after
-// the degree pass, read by every range pass. An unlinked scratch file (SpillFile: reserved up front, O_DIRECT);
-// each block's XXH3 is kept in DRAM and checked as the block is read back, so a storage fault is an error,
-// never a wrong CSR. Blocks are small (1 MiB with 32-bit ids) so that their buffers fit small budgets.
-template <class Id>
-class RenumberedEdges {
- public:
-  static constexpr uint64_t kBlockEdges = uint64_t(1) << 17;
-  static uint64_t bytes_for(uint64_t edges) { return align_up(edges * 2 * sizeof(Id)); }
-  // DRAM while it is written or read: one block a thread.
-  static uint64_t buffer_bytes(int threads) { return uint64_t(threads) * kBlockEdges * 2 * sizeof(Id); }
-
-  RenumberedEdges(const GraphDir& source, const NumaArray<Id>& label, const std::string& dir,
-                  const BuildProgress& progress)
-      : edges_(source.edge_count()), dir_(dir), file_(dir, bytes_for(edges_), "kernel 1's renumbered tuples"),
-        hashes_((edges_ + kBlockEdges - 1) / kBlockEdges) {
-    static_assert(GraphDir::kBlockEdges % kBlockEdges == 0, "a source chunk is whole blocks");
-    std::vector<AlignedBuffer> buffers(static_cast<size_t>(omp_get_max_threads()));
-    std::atomic<uint64_t> done{0};
-    source.for_each_edge_chunk([&](uint64_t chunk_first, std::span<const Edge> chunk) {
-      AlignedBuffer& buffer = buffers[size_t(omp_get_thread_num())];
-      if (buffer.bytes() == 0) buffer = AlignedBuffer(kBlockEdges * 2 * sizeof(Id));
-      Id* out = reinterpret_cast<Id*>(buffer.data());
-      for (uint64_t at = 0; at < chunk.size(); at += kBlockEdges) {
-        const std::span<const Edge> edges = chunk.subspan(at, std::min<uint64_t>(kBlockEdges, chunk.size() - at));
-        build_detail::for_each_labelled(edges, label, [&](size_t j, Id a, Id b) {
-          out[2 * j] = a;
-          out[2 * j + 1] = b;
-        });
-        const uint64_t first = chunk_first + at, bytes = edges.size() * 2 * sizeof(Id);
-        std::memset(buffer.data() + bytes, 0, align_up(bytes) - bytes);
-        hashes_[first / kBlockEdges] = xxh3(out, bytes);
-        file_.write(first * 2 * sizeof(Id), out, align_up(bytes));
-      }
-      const uint64_t d = done.fetch_add(chunk.size(), std::memory_order_relaxed) + chunk.size();
-      if (progress && omp_get_thread_num() == 0) progress("renumbering the tuples", d, edges_);
-    });
-  }
-  uint64_t bytes() const { return file_.bytes(); }
-  // Overwrites the first page of block b (tests: a storage fault must be an error, not a wrong CSR).
-  void damage_for_testing(uint64_t b) {
-    AlignedBuffer junk(kDirectAlign);
-    std::memset(junk.data(), 0xA5, kDirectAlign);
-    file_.write(b * kBlockEdges * 2 * sizeof(Id), junk.data(), kDirectAlign);
-  }
-
-  // fn(first_edge, pairs, count) for every block, concurrently on the OpenMP team.
-  template <class Fn>
-  void for_each_block(Fn&& fn) const {
-    FirstError error;
-#pragma omp parallel
-    {
-      AlignedBuffer buffer(kBlockEdges * 2 * sizeof(Id));
-#pragma omp for schedule(dynamic, 1)
-      for (uint64_t b = 0; b < hashes_.size(); ++b)
-        error.run([&] {
-          const uint64_t first = b * kBlockEdges, count = std::min(kBlockEdges, edges_ - first);
-          const uint64_t bytes = count * 2 * sizeof(Id);
-          file_.read(first * 2 * sizeof(Id), buffer.data(), align_up(bytes));
-          if (xxh3(buffer.data(), bytes) != hashes_[b])
-            throw Error(fmt::format("kernel 1's renumbered tuples in {} do not read back as written (block {}): a "
-                                    "storage fault",
-                                    dir_, b));
-          fn(first, reinterpret_cast<const Id*>(buffer.data()), count);
-        });
-    }
-    error.rethrow();
-  }
-
- private:
-  uint64_t edges_;
-  std::string dir_;
-  SpillFile file_;
-  std::vector<uint64_t> hashes_;
-};
-
-// Where the external build may renumber the tuples (empty: nowhere) and from how many range passes it pays.
-// Measured on the loop device: with stored tuples, 16 passes (SCALE 24) took 46.5 s against 55-63 s, but 4
-// passes (SCALE 27) 316 s against 298 s (the device, not the label lookups, bounds those passes); with the
-// tuples regenerated, 16 passes took 62 s against 113 s.
+// Where the external build may write its tuple buckets (empty: nowhere; each range then takes a pass over the
+// tuples, which needs no disk) and from how many ranges it does.
 struct Renumbering {
   std::string dir;
   uint64_t min_passes = 2;
-  static Renumbering for_source(const GraphDir& source, const std::string& dir) {
-    return {dir, source.stores_tuples() ? uint64_t(8) : uint64_t(2)};
-  }
+  static Renumbering for_source(const GraphDir&, const std::string& dir) { return {dir, 2}; }
 };
 
 // One range pass of the external build: vertices [lo, hi) of partition part.
@@ -248,9 +174,63 @@ inline std::vector<BuildRange> cut_ranges(const NumaArray<uint64_t>& raw, const 
   return ranges;
 }
 
+// One range's lists from a pass over the tuples (no buckets): the ends in [lo, hi) scattered into buffer at
+// their cursors; count(edges) as the pass goes. Only tuples with an end in the range look up their labels.
+template <class Id, class Entry>
+void fill_range_from_tuples(const GraphDir& source, const NumaArray<Id>& label, RangeMarks& marks,
+                            RangeScatter<Id, Entry>& scattered, uint64_t lo, uint64_t hi, uint64_t* cursor,
+                            Entry* buffer, uint64_t base, uint64_t entries, const std::function<void(uint64_t)>& count) {
+  constexpr bool kWeighted = !std::is_same_v<Entry, Id>;
+  marks.mark(label, lo, hi);
+  scattered.start(lo, hi, cursor, buffer, base, entries);
+  auto scatter = [&](size_t t, uint64_t a, uint64_t b, [[maybe_unused]] float w) {
+    if constexpr (kWeighted) {
+      if (a >= lo && a < hi) scattered.add(t, a, Entry{Id(b), w});
+      if (b >= lo && b < hi) scattered.add(t, b, Entry{Id(a), w});
+    } else {
+      if (a >= lo && a < hi) scattered.add(t, a, Id(b));
+      if (b >= lo && b < hi) scattered.add(t, b, Id(a));
+    }
+  };
+  auto touches = [&](const Edge& e) { return marks.touches(e); };
+  if constexpr (kWeighted) {
+    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
+      const size_t t = size_t(omp_get_thread_num());
+      build_detail::for_each_labelled_if(edges, label, touches, [&](size_t j, Id a, Id b) { scatter(t, a, b, weights[j]); });
+      count(edges.size());
+    });
+  } else {
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+      const size_t t = size_t(omp_get_thread_num());
+      build_detail::for_each_labelled_if(edges, label, touches, [&](size_t, Id a, Id b) { scatter(t, a, b, 0.0f); });
+      count(edges.size());
+    });
+  }
+  scattered.finish();
+}
+
+// Distributes the tuples into `buckets` (one pass over the source; both directions, self-loops dropped).
+template <class Id>
+void distribute_tuples(const GraphDir& source, const NumaArray<Id>& label, EdgeBuckets<Id>& buckets,
+                       const BuildProgress& progress) {
+  const uint64_t m = source.spec().edge_count();
+  std::atomic<uint64_t> done{0};
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+    const size_t t = size_t(omp_get_thread_num());
+    build_detail::for_each_labelled(edges, label, [&](size_t, Id a, Id b) {
+      if (a == b) return;
+      buckets.add(t, a, b);
+      buckets.add(t, b, a);
+    });
+    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+    if (progress && omp_get_thread_num() == 0) progress("distributing the tuples", d, m);
+  });
+  buckets.finish();
+}
+
 // Entry: Id, or NodeWeight<Id> for the weighted CSR (kernel 3 on storage): each entry carries its tuple's
-// weight, the tuples are drawn with their weights from the spec (so no renumbered scratch), and each list keeps
-// its neighbours' lightest copies ordered by weight.
+// weight, the tuples are drawn with their weights from the spec (so no buckets: each range reads them), and each
+// list keeps its neighbours' lightest copies ordered by weight.
 template <class Id, class Entry = Id>
 CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int parts, const Topology& topo,
                           uint64_t memory_bytes, const BuildProgress& progress = {},
@@ -261,13 +241,13 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   const uint64_t m = source.spec().edge_count();
   NumaArray<Id> label;
   NumaArray<uint64_t> raw = order_by_degree<Id>(source, label, progress);
+  ExternalBuildStats st;
+  double clock = t0;
+  auto lap = [&clock] { const double t = omp_get_wtime(); return t - std::exchange(clock, t); };
+  st.count_s = lap();
   const uint64_t max_list = n > 0 ? raw[1] - raw[0] : 0;  // vertex 0 has the highest degree
-  // The scatter's staging buffers come out of the scratch; the range buffer holds at most `chunk` entries;
-  // ranges are cut so that entries and cursors fit in the rest.
   const int threads = omp_get_max_threads();
-  const uint64_t stage = RangeScatter<Id, Entry>::stage_entries(memory_bytes, threads);
-  memory_bytes -= std::min(memory_bytes, RangeScatter<Id, Entry>::bytes_for(stage, threads));
-  const uint64_t chunk = std::min(raw[n], std::max<uint64_t>(memory_bytes / sizeof(Entry), 1));
+  const uint64_t total_bytes = memory_bytes;
   if (max_list * sizeof(Entry) + 8 > memory_bytes)
     throw Error(fmt::format("building the on-disk CSR needs at least {} of memory for the longest list; {} allowed "
                             "(raise --dram-budget)",
@@ -285,23 +265,44 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   for (int p = 0; p < partitioning.parts(); ++p)
     writer.reserve_part(p, raw[partitioning.end(p)] - raw[partitioning.begin(p)]);
 
+  // Ranges whose lists and cursors fit in the scratch less the reads' buffers: with the tuple buckets a block
+  // buffer a thread, else the scatter's staging. Buckets where they are allowed, pay (two ranges or more) and
+  // their staging fits the scratch; else each range takes a pass over the tuples.
+  std::optional<EdgeBuckets<Id>> buckets;
+  std::vector<BuildRange> ranges;
+  if constexpr (!kWeighted) {
+    const uint64_t room = memory_bytes - std::min(memory_bytes, EdgeBuckets<Id>::read_bytes(threads));
+    if (!renumbering.dir.empty() && room > max_list * sizeof(Id) + 8) {
+      ranges = cut_ranges(raw, partitioning, room, sizeof(Id));
+      const uint64_t stage = EdgeBuckets<Id>::stage_for(total_bytes, threads, ranges.size());
+      if (ranges.size() >= std::max<uint64_t>(renumbering.min_passes, 2) && stage > 0) {
+        std::vector<uint64_t> bounds, entries;
+        for (const BuildRange& r : ranges) bounds.push_back(r.lo), entries.push_back(raw[r.hi] - raw[r.lo]);
+        bounds.push_back(ranges.back().hi);
+        buckets.emplace(std::move(bounds), entries, n, renumbering.dir, EdgeBuckets<Id>::reserve_bytes(m), stage);
+        lap();
+        distribute_tuples(source, label, *buckets, progress);
+        st.distribute_s = lap();
+        memory_bytes = room;
+      }
+    }
+  }
+  const uint64_t stage = RangeScatter<Id, Entry>::stage_entries(memory_bytes, threads);
+  std::optional<RangeScatter<Id, Entry>> scattered;
+  std::optional<RangeMarks> marks;  // passes over the tuples themselves
+  if (!buckets) {
+    memory_bytes -= std::min(memory_bytes, RangeScatter<Id, Entry>::bytes_for(stage, threads));
+    ranges = cut_ranges(raw, partitioning, memory_bytes, sizeof(Entry));
+    scattered.emplace(stage, threads);
+    marks.emplace(n);
+  }
+  const uint64_t chunk = std::min(raw[n], std::max<uint64_t>(memory_bytes / sizeof(Entry), 1));
+
   // The final offsets go to meta.bin range by range (it begins with them), so the build's O(N) is labels (4),
   // raw offsets (8), duplicate counts (1) and the range marks (1/8): 13.1 bytes a vertex, within the search's 16.
   NumaArray<uint8_t> duplicates(n);
   std::vector<std::pair<uint64_t, uint64_t>> many;
-  const std::vector<BuildRange> ranges = cut_ranges(raw, partitioning, memory_bytes, sizeof(Entry));
-  // Enough range passes repay writing the renumbered tuples once (8 bytes a tuple, read back by each pass). Its
-  // block buffers come out of the scratch, not yet allocated (the range passes then use them instead of the
-  // tuple stream's).
-  std::optional<RenumberedEdges<Id>> renumbered;
-  const bool buffers_fit = memory_bytes >= RenumberedEdges<Id>::buffer_bytes(omp_get_max_threads());
-  if (!kWeighted && !renumbering.dir.empty() && ranges.size() >= std::max<uint64_t>(renumbering.min_passes, 2) && buffers_fit)
-    renumbered.emplace(source, label, renumbering.dir, progress);
-
   NumaArray<Entry> buffer(std::max<uint64_t>(chunk, 1));
-  RangeScatter<Id, Entry> scattered(stage, threads);
-  std::optional<RangeMarks> marks;  // passes over the tuples themselves (renumbered ones need no labels)
-  if (!renumbered) marks.emplace(n);
   std::vector<uint64_t> cursor;
   uint64_t written = 0, passes = 0;
   for (size_t r = 0; r < ranges.size(); ++r) {
@@ -311,49 +312,38 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     const uint64_t base = raw[lo];
     ++passes;
     std::atomic<uint64_t> done{0};
-    const std::string phase = fmt::format("pass {} of {} (vertices {}..{})", passes, ranges.size(), lo, hi);
-    scattered.start(lo, hi, cursor.data(), buffer.data(), base, raw[hi] - raw[lo]);
-    auto scatter = [&](size_t t, uint64_t a, uint64_t b, [[maybe_unused]] float w) {  // t: the calling thread
-      if constexpr (kWeighted) {
-        if (a >= lo && a < hi) scattered.add(t, a, Entry{Id(b), w});
-        if (b >= lo && b < hi) scattered.add(t, b, Entry{Id(a), w});
-      } else {
-        if (a >= lo && a < hi) scattered.add(t, a, Id(b));
-        if (b >= lo && b < hi) scattered.add(t, b, Id(a));
+    const std::string phase = fmt::format("{} {} of {} (vertices {}..{})", buckets ? "bucket" : "pass", passes,
+                                          ranges.size(), lo, hi);
+    lap();
+    bool filled = false;
+    if constexpr (!kWeighted) {
+      if (buckets) {  // a batch's cursor misses, then its writes' misses, started together
+        buckets->for_each_batch(r, [&](const uint32_t* rows, const Id* ids, size_t count) {
+          uint64_t* const cur = cursor.data() + (buckets->bucket_first(r) - lo);
+          uint64_t at[EdgeBuckets<Id>::kBatch];
+          for (size_t i = 0; i < count; ++i) __builtin_prefetch(cur + rows[i], 1);
+          for (size_t i = 0; i < count; ++i) {
+            at[i] = build_detail::fetch_add(cur[rows[i]], uint64_t(1)) - base;
+            __builtin_prefetch(buffer.data() + at[i], 1);
+          }
+          for (size_t i = 0; i < count; ++i) buffer[at[i]] = ids[i];
+          const uint64_t d = done.fetch_add(count, std::memory_order_relaxed) + count;
+          if (progress && omp_get_thread_num() == 0 && (d & 0xfffff) < count) progress(phase.c_str(), d, raw[hi] - raw[lo]);
+        });
+        filled = true;
       }
-    };
-    auto count = [&](uint64_t edges) {
-      const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
-      if (progress && omp_get_thread_num() == 0) progress(phase.c_str(), d, m);
-    };
-    if (renumbered) {
-      renumbered->for_each_block([&](uint64_t, const Id* pairs, uint64_t edges) {
-        const size_t t = size_t(omp_get_thread_num());
-        for (uint64_t j = 0; j < edges; ++j)
-          if (pairs[2 * j] != pairs[2 * j + 1]) scatter(t, pairs[2 * j], pairs[2 * j + 1], 0.0f);
-        count(edges);
-      });
-    } else if constexpr (kWeighted) {
-      marks->mark(label, lo, hi);
-      source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
-        const size_t t = size_t(omp_get_thread_num());
-        build_detail::for_each_labelled_if(edges, label, [&](const Edge& e) { return marks->touches(e); },
-                                           [&](size_t j, Id a, Id b) { scatter(t, a, b, weights[j]); });
-        count(edges.size());
-      });
-    } else {
-      marks->mark(label, lo, hi);
-      source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-        const size_t t = size_t(omp_get_thread_num());
-        // Only tuples with an end in the range look up their labels.
-        build_detail::for_each_labelled_if(edges, label, [&](const Edge& e) { return marks->touches(e); },
-                                           [&](size_t, Id a, Id b) { scatter(t, a, b, 0.0f); });
-        count(edges.size());
-      });
     }
-    scattered.finish();
+    if (!filled) {
+      fill_range_from_tuples<Id, Entry>(source, label, *marks, *scattered, lo, hi, cursor.data(), buffer.data(), base,
+                                        raw[hi] - raw[lo], [&](uint64_t edges) {
+                                          const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
+                                          if (progress && omp_get_thread_num() == 0) progress(phase.c_str(), d, m);
+                                        });
+    }
+    st.fill_s += lap();
     if constexpr (kWeighted) sort_and_dedup_lists_by_weight(buffer.data(), raw.data() + lo, hi - lo);
     else sort_and_dedup_lists(buffer.data(), raw.data() + lo, hi - lo, n);
+    st.sort_s += lap();
     // Compact the range in place and append it; the cursors, spent, take the range's final offsets.
     const uint64_t kept_total =
         squish_lists(buffer.data(), raw.data() + lo, hi - lo, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t removed) {
@@ -364,6 +354,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     writer.write_meta(cursor.data(), cursor.size() * sizeof(uint64_t));
     written += kept_total;
     if (r + 1 == ranges.size() || ranges[r + 1].part != p) writer.finish_part(p);
+    st.write_s += lap();
   }
   writer.write_meta(&written, sizeof written);  // offsets[n]
   buffer = NumaArray<Entry>();
@@ -373,7 +364,14 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   label = NumaArray<Id>();
   write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), n, many);
   writer.commit(omp_get_wtime() - t0);
-  if (stats) *stats = {passes, std::max<uint64_t>(chunk, 1) * sizeof(Entry), renumbered ? renumbered->bytes() : 0};
+  if (stats) {
+    st.passes = passes;
+    st.scratch_bytes = std::max<uint64_t>(chunk, 1) * sizeof(Entry);
+    st.renumbered_bytes = buckets ? buckets->written_bytes() : 0;
+    st.tuple_passes = buckets ? 1 : passes;
+    st.csr_bytes = written * sizeof(Entry);
+    *stats = st;
+  }
   return writer.layout();
 }
 

@@ -58,6 +58,11 @@ void SpillFile::read(uint64_t offset, void* data, uint64_t bytes) const {
   }
 }
 
+void SpillFile::release(uint64_t offset, uint64_t bytes) {
+  // Best effort: a filesystem without holes keeps the space until the file is closed, which is still correct.
+  if (bytes > 0) (void)::fallocate(file_.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(bytes));
+}
+
 const char* AlignedBuffer::read_range(const SpillFile& f, uint64_t offset, uint64_t len) {
   const uint64_t begin = align_down(offset), end = align_up(offset + len);
   if (end - begin > bytes_) throw Error("internal error: a scratch read larger than its buffer");

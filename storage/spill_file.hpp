@@ -20,6 +20,8 @@ class SpillFile {
   // offset and bytes multiples of kDirectAlign, data page-aligned.
   void write(uint64_t offset, const void* data, uint64_t bytes);
   void read(uint64_t offset, void* data, uint64_t bytes) const;
+  // Hands [offset, offset + bytes) back to the filesystem (a hole), where it can; the range reads as zeros after.
+  void release(uint64_t offset, uint64_t bytes);
   uint64_t bytes() const { return bytes_; }
   bool direct() const { return direct_; }
   bool is_open() const { return file_.fd() >= 0; }

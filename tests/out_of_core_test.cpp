@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <tuple>
 #include <vector>
 
@@ -78,9 +79,19 @@ Partitioning partitioning_of(const CsrFiles& files) {
   return p;
 }
 
+// Two OpenMP threads for a test's scope: the budgets below are sized for two threads' buffers.
+struct TwoThreads {
+  int threads = omp_get_max_threads();
+  TwoThreads() { omp_set_num_threads(2); }
+  ~TwoThreads() { omp_set_num_threads(threads); }
+};
+
 TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
+  TwoThreads two;
   Fixture f(12, 2);
-  for (uint64_t memory : {uint64_t(1) << 30, uint64_t(64) << 10, uint64_t(24) << 10}) {
+  // 768 KiB: the buckets' block buffers (512 KiB) and about 3 ranges of the 512 KiB adjacency beside them.
+  const uint64_t bucketed = uint64_t(768) << 10;
+  for (uint64_t memory : {uint64_t(1) << 30, bucketed, uint64_t(64) << 10, uint64_t(24) << 10}) {
     for (int parts : {1, 3}) {
       for (bool renumber : {false, true}) {
         SCOPED_TRACE(testing::Message() << "memory " << memory << " parts " << parts << " renumber " << renumber);
@@ -88,12 +99,14 @@ TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
         ExternalBuildStats stats;
         build_csr_files<uint32_t>(f.dir, CsrFiles::path_for(f.dir.path(), parts), parts, Topology::detect(), memory, {},
                                   &stats, false, renumber ? Renumbering{f.tmp.path(), 2} : Renumbering{});
-        if (memory < (uint64_t(1) << 20)) {
-          EXPECT_GT(stats.passes, 3u);
+        if (memory < bucketed || (renumber && memory == bucketed)) {
+          EXPECT_GT(stats.passes, 2u);
         }
-        // Renumbered tuples only where they are allowed, pay (two passes or more) and their buffers fit.
-        EXPECT_EQ(stats.renumbered_bytes > 0, renumber && stats.passes >= 2 &&
-                                                  memory >= RenumberedEdges<uint32_t>::buffer_bytes(omp_get_max_threads()));
+        // Buckets only where they are allowed, pay (two ranges or more: one a partition at least) and their buffers
+        // fit; then the tuples are read once after the degree pass, else once a range.
+        const bool want_buckets = renumber && memory >= bucketed && stats.passes >= 2;
+        EXPECT_EQ(stats.renumbered_bytes > 0, want_buckets);
+        EXPECT_EQ(stats.tuple_passes, want_buckets ? 1u : stats.passes);
         const CsrFiles files = CsrFiles::open(CsrFiles::path_for(f.dir.path(), parts), f.dir.header_hash(), 12);
         const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
         ASSERT_EQ(g.n, f.in_core.n);
@@ -112,16 +125,12 @@ TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
   }
 }
 
-// Passes over renumbered tuples build the same CSR as passes over the tuples, stored or regenerated; at a
-// SCALE whose lists outgrow a budget that still holds the renumbering's block buffers (2 threads).
-TEST(CsrFiles, RenumberedTuplesBuildTheSameCsr) {
-  const int threads = omp_get_max_threads();
-  omp_set_num_threads(2);
-  struct Restore {
-    int threads;
-    ~Restore() { omp_set_num_threads(threads); }
-  } restore{threads};
-  const uint64_t memory = RenumberedEdges<uint32_t>::buffer_bytes(2) + (uint64_t(1) << 20);
+// Ranges filled from the tuple buckets build the same CSR as the in-memory build, stored tuples or regenerated,
+// at a SCALE whose lists outgrow a budget that still holds the buckets' buffers (2 threads); the buckets are
+// written once and coded below the 5 bytes an entry reserved.
+TEST(CsrFiles, BucketedBuildBuildsTheSameCsr) {
+  TwoThreads two;
+  const uint64_t memory = EdgeBuckets<uint32_t>::read_bytes(2) + (uint64_t(1) << 20);
   for (bool stored : {true, false}) {
     SCOPED_TRACE(stored ? "tuples stored" : "spec alone");
     TempDir tmp;
@@ -133,7 +142,9 @@ TEST(CsrFiles, RenumberedTuplesBuildTheSameCsr) {
     build_csr_files<uint32_t>(dir, tmp / "csr", 1, Topology::detect(), memory, {}, &stats, false,
                               Renumbering{tmp.path(), 2});
     EXPECT_GE(stats.passes, 2u);
-    EXPECT_EQ(stats.renumbered_bytes, RenumberedEdges<uint32_t>::bytes_for(spec.edge_count()));
+    EXPECT_EQ(stats.tuple_passes, 1u);
+    EXPECT_GT(stats.renumbered_bytes, 0u);
+    EXPECT_LE(stats.renumbered_bytes, EdgeBuckets<uint32_t>::reserve_bytes(spec.edge_count()));
     const CsrFiles files = CsrFiles::open(tmp / "csr", dir.header_hash(), spec.scale);
     const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
     ASSERT_EQ(g.n, want.n);
@@ -147,31 +158,53 @@ TEST(CsrFiles, RenumberedTuplesBuildTheSameCsr) {
   }
 }
 
-TEST(CsrFiles, RenumberedTuplesReadBackAsTheLabelledListAndRefuseADamagedBlock) {
+// Every entry put in a bucket comes back from that bucket, as many times; a damaged block is
+// an error naming it; nothing is left in the directory.
+TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
+  TwoThreads two;
   Fixture f(12, 2);
   NumaArray<uint32_t> label;
   order_by_degree<uint32_t>(f.dir, label, {});
-  RenumberedEdges<uint32_t> renumbered(f.dir, label, f.tmp.path(), {});
-  std::vector<Edge> want(f.spec.edge_count());
-  Kronecker(f.spec).generate(0, want.size(), want.data());
-  std::atomic<uint64_t> seen{0}, wrong{0};
-  renumbered.for_each_block([&](uint64_t first, const uint32_t* pairs, uint64_t count) {
-    for (uint64_t j = 0; j < count; ++j)
-      if (pairs[2 * j] != label[want[first + j].u] || pairs[2 * j + 1] != label[want[first + j].v]) ++wrong;
-    seen += count;
-  });
-  EXPECT_EQ(seen, want.size());
-  EXPECT_EQ(wrong, 0u);
-  // Nothing is left in the directory: the scratch file was unlinked when it was made.
+  const uint64_t n = f.spec.vertex_count();
+  const std::vector<uint64_t> bounds{0, 7, 300, 301, n};
+  std::vector<Edge> tuples(f.spec.edge_count());
+  Kronecker(f.spec).generate(0, tuples.size(), tuples.data());
+  auto fill = [&](EdgeBuckets<uint32_t>& buckets) {
+    distribute_tuples(f.dir, label, buckets, {});
+  };
+  // stage 300: many blocks a bucket, runs of a row split across blocks and threads.
+  EdgeBuckets<uint32_t> buckets(bounds, std::vector<uint64_t>(bounds.size() - 1, n * 64), n, f.tmp.path(), 4096, 300);
+  fill(buckets);
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> want(bounds.size() - 1);
+  for (const Edge& e : tuples) {
+    if (e.u == e.v) continue;
+    for (auto [a, b] : {std::pair{label[e.u], label[e.v]}, std::pair{label[e.v], label[e.u]}})
+      for (size_t k = 0; k + 1 < bounds.size(); ++k)
+        if (a >= bounds[k] && a < bounds[k + 1]) want[k].push_back({a, b});
+  }
+  EXPECT_EQ(buckets.entries(), [&] { uint64_t s = 0; for (auto& w : want) s += w.size(); return s; }());
+  for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+    std::vector<std::pair<uint64_t, uint32_t>> got;
+    std::mutex lock;
+    buckets.for_each_batch(k, [&](const uint32_t* rows, const uint32_t* ids, size_t count) {
+      const std::lock_guard<std::mutex> hold(lock);
+      for (size_t i = 0; i < count; ++i) got.push_back({buckets.bucket_first(k) + rows[i], ids[i]});
+    });
+    std::sort(got.begin(), got.end());
+    std::sort(want[k].begin(), want[k].end());
+    EXPECT_EQ(got, want[k]) << "bucket " << k;
+  }
   for (const auto& entry : std::filesystem::directory_iterator(f.tmp.path()))
     EXPECT_EQ(entry.path().filename().string().rfind(".strata-spill", 0), std::string::npos) << entry.path();
 
-  renumbered.damage_for_testing(0);
+  EdgeBuckets<uint32_t> damaged(bounds, std::vector<uint64_t>(bounds.size() - 1, n * 64), n, f.tmp.path(), 4096, 300);
+  fill(damaged);
+  damaged.damage_for_testing(2);
   try {
-    renumbered.for_each_block([](uint64_t, const uint32_t*, uint64_t) {});
+    damaged.for_each_batch(2, [](const uint32_t*, const uint32_t*, size_t) {});
     FAIL() << "a damaged block was read back without an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("do not read back as written (block 0)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("do not read back as written (bucket 2, block 0)"), std::string::npos) << e.what();
   }
 }
 

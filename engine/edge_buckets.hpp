@@ -1,0 +1,224 @@
+// Kernel 1's external distribution (the out-of-core build, issue 24): the tuples in internal ids, written in one
+// pass into one bucket per range of the build, so that each range is then built from its own bucket alone. The
+// build's I/O is then O(E) whatever the budget (the input read twice: the degree pass and the distribution; the
+// buckets written and read once), where a pass over every tuple per range grew with graph / DRAM.
+//
+// A bucket is a list of blocks in one unlinked scratch file. A block is a thread's staged entries for one bucket,
+// sorted by (row, neighbour) and coded as varint deltas: the row's delta, then the neighbour's delta where the row
+// did not change, else the neighbour. Measured about 3 bytes an entry (against 8 for the pairs), so that the
+// buckets fit on disk beside the CSR. Each block's XXH3 is kept in DRAM and checked as it is read back (a storage
+// fault is an error, never a wrong CSR); a bucket's blocks are handed back to the filesystem once it is read.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "engine/build_csr.hpp"
+#include "storage/hash.hpp"
+#include "storage/spill_file.hpp"
+
+namespace strata {
+
+template <class Id>
+class EdgeBuckets {
+ public:
+  static constexpr uint64_t kBlockBytes = uint64_t(256) << 10;  // a block's most bytes: a thread's I/O buffer
+  static constexpr uint64_t kMinStage = 256;                    // fewer staged entries a bucket: not worth it
+  // Disk reserved up front: 4 bytes an entry, 2 entries a tuple, as the pairs' ids alone (measured 2.96 bytes an
+  // entry at SCALE 22 under a 448 MiB cap: the neighbours of the many short lists are hubs, small ids; more is
+  // written if need be, a full disk then being an error naming the scratch file). What is not written is handed
+  // back once the tuples are in.
+  static uint64_t reserve_bytes(uint64_t tuples) { return align_up(tuples * 2 * 4); }
+  // Entries staged a bucket and thread within memory_bytes (0: too few to be worth a bucket): the staging, the
+  // sort's scratch (one bucket's worth) and a block buffer, a thread each.
+  static uint64_t stage_for(uint64_t memory_bytes, int threads, size_t buckets) {
+    const uint64_t fixed = uint64_t(threads) * kBlockBytes;
+    if (memory_bytes <= fixed) return 0;
+    const uint64_t stage = (memory_bytes - fixed) / (uint64_t(threads) * 8 * (buckets + 1));
+    return stage >= kMinStage ? stage : 0;
+  }
+  // DRAM while a bucket is read: a block buffer a thread.
+  static uint64_t read_bytes(int threads) { return uint64_t(threads) * kBlockBytes; }
+
+  // Buckets of vertices [bounds[k], bounds[k + 1]) of n, holding at most entries[k] entries; up to `stage` entries
+  // staged per bucket and thread (never more than the bucket can hold: DRAM is taken only as it is used).
+  EdgeBuckets(std::vector<uint64_t> bounds, const std::vector<uint64_t>& entries, uint64_t n, const std::string& dir,
+              uint64_t reserve, uint64_t stage)
+      : bounds_(std::move(bounds)), dir_(dir), file_(dir, reserve, "kernel 1's tuple buckets"),
+        blocks_(bounds_.size() - 1), threads_(size_t(omp_get_max_threads())) {
+    while (id_bits_ < 63 && (n > 0 ? n - 1 : 0) >> id_bits_) ++id_bits_;
+    const uint64_t count = bounds_.size() - 1, span = bounds_.back() - bounds_.front();
+    while (span > 0 && ((span - 1) >> shift_) >= kTable) ++shift_;
+    first_.resize(span > 0 ? ((span - 1) >> shift_) + 1 : 1);
+    for (uint64_t slot = 0, k = 0; slot < first_.size(); ++slot) {
+      while (k + 1 < count && bounds_[k + 1] <= bounds_.front() + (slot << shift_)) ++k;
+      first_[slot] = uint32_t(k);
+    }
+    stage_.assign(count + 1, 0);  // bucket k's staging: [stage_[k], stage_[k + 1])
+    for (uint64_t k = 0; k < count; ++k) stage_[k + 1] = stage_[k] + std::clamp<uint64_t>(entries.at(k), 1, stage);
+    for (Thread& t : threads_) t.staged.reset(new uint64_t[stage_[count]]), t.full.assign(count, 0);
+  }
+
+  // Entry b in list a, by OpenMP thread t.
+  void add(size_t t, uint64_t a, Id b) {
+    uint64_t k = first_[(a - bounds_.front()) >> shift_];
+    while (a >= bounds_[k + 1]) ++k;
+    Thread& th = threads_[t];
+    th.staged[stage_[k] + th.full[k]++] = ((a - bounds_[k]) << id_bits_) | uint64_t(b);
+    if (th.full[k] == stage_[k + 1] - stage_[k]) flush(t, k);
+  }
+  // Every thread's staged entries written out (after the distribution, outside a parallel region).
+  void finish() {
+    FirstError error;
+#pragma omp parallel
+    {
+      const size_t t = size_t(omp_get_thread_num());
+      if (t < threads_.size())
+        for (size_t k = 0; k < blocks_.size(); ++k) error.run([&] { flush(t, k); });
+    }
+    error.rethrow();
+    for (Thread& t : threads_) t = Thread();  // the staging's DRAM back before the ranges are built
+    if (end_ < file_.bytes()) file_.release(end_, file_.bytes() - end_);  // the reservation not written: back now
+  }
+  uint64_t written_bytes() const { return end_.load(); }
+  uint64_t entries() const { return entries_.load(); }
+  // Overwrites the first page of bucket k's first block (tests: a storage fault must be an error).
+  void damage_for_testing(size_t k) {
+    AlignedBuffer junk(kDirectAlign);
+    std::memset(junk.data(), 0xA5, kDirectAlign);
+    file_.write(blocks_.at(k).at(0).offset, junk.data(), kDirectAlign);
+  }
+
+  // fn(rows, neighbours, count) for batches of bucket k's entries (rows as offsets from the bucket's first
+  // vertex, bucket_first(k)), concurrently on the OpenMP team. The bucket's blocks are handed back to the
+  // filesystem after. Batches, not entries: a caller scattering them can start a batch's misses together.
+  static constexpr size_t kBatch = 256;
+  template <class Fn>
+  void for_each_batch(size_t k, Fn&& fn) {
+    FirstError error;
+    const std::vector<Block>& blocks = blocks_[k];
+#pragma omp parallel
+    {
+      AlignedBuffer buffer(kBlockBytes);
+#pragma omp for schedule(dynamic, 1)
+      for (size_t b = 0; b < blocks.size(); ++b)
+        error.run([&] {
+          const Block& block = blocks[b];
+          file_.read(block.offset, buffer.data(), align_up(block.bytes));
+          if (xxh3(buffer.data(), block.bytes) != block.hash)
+            throw Error(fmt::format("kernel 1's tuple buckets in {} do not read back as written (bucket {}, block {}): "
+                                    "a storage fault",
+                                    dir_, k, b));
+          decode(reinterpret_cast<const uint8_t*>(buffer.data()), block, fn);
+        });
+    }
+    error.rethrow();
+    for (const Block& block : blocks) file_.release(block.offset, align_up(block.bytes));
+    blocks_[k] = {};
+  }
+  uint64_t bucket_first(size_t k) const { return bounds_[k]; }
+
+ private:
+  static constexpr uint64_t kTable = uint64_t(1) << 16;
+  struct Block {
+    uint64_t offset, hash;
+    uint32_t bytes, entries;
+  };
+  struct Thread {
+    std::unique_ptr<uint64_t[]> staged;  // bucket k's from stage_[k]: (row in the bucket << id_bits_) | neighbour
+    std::vector<uint64_t> full;    // [bucket]: entries staged
+    std::vector<uint64_t> scratch;  // the sort's
+    AlignedBuffer block{0};
+  };
+
+  static uint8_t* put(uint8_t* p, uint64_t x) {
+    while (x >= 0x80) *p++ = uint8_t(x | 0x80), x >>= 7;
+    *p++ = uint8_t(x);
+    return p;
+  }
+  static uint64_t get(const uint8_t*& p) {
+    uint64_t x = 0;
+    for (int shift = 0;; shift += 7) {
+      const uint8_t byte = *p++;
+      x |= uint64_t(byte & 0x7f) << shift;
+      if (byte < 0x80) return x;
+    }
+  }
+
+  // Thread t's staged entries for bucket k sorted and written as blocks, each coded from (0, 0) afresh.
+  void flush(size_t t, size_t k) {
+    Thread& th = threads_[t];
+    uint64_t* keys = th.staged.get() + stage_[k];
+    const uint64_t count = std::exchange(th.full[k], 0);
+    if (count == 0) return;
+    int row_bits = 1;
+    while (row_bits < 63 && (bounds_[k + 1] - bounds_[k] - 1) >> row_bits) ++row_bits;
+    build_detail::radix_sort(keys, count, th.scratch, std::min(64, row_bits + id_bits_));
+    if (th.block.bytes() == 0) th.block = AlignedBuffer(kBlockBytes);
+    uint8_t* const begin = reinterpret_cast<uint8_t*>(th.block.data());
+    uint8_t* p = begin;
+    uint64_t row = 0, id = 0, in_block = 0;
+    const uint64_t mask = (uint64_t(1) << id_bits_) - 1;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (uint64_t(p - begin) + 20 > kBlockBytes) {
+        write_block(k, begin, uint64_t(p - begin), in_block);
+        p = begin, row = 0, id = 0, in_block = 0;
+      }
+      const uint64_t r = keys[i] >> id_bits_, v = keys[i] & mask;
+      p = put(p, r - row);
+      p = put(p, r == row ? v - id : v);
+      row = r, id = v, ++in_block;
+    }
+    write_block(k, begin, uint64_t(p - begin), in_block);
+  }
+
+  void write_block(size_t k, uint8_t* data, uint64_t bytes, uint64_t entries) {
+    std::memset(data + bytes, 0, align_up(bytes) - bytes);
+    const Block block{end_.fetch_add(align_up(bytes)), xxh3(data, bytes), uint32_t(bytes), uint32_t(entries)};
+    file_.write(block.offset, data, align_up(bytes));
+    entries_ += entries;
+    const std::lock_guard<std::mutex> hold(lock_);
+    blocks_[k].push_back(block);
+  }
+
+  template <class Fn>
+  void decode(const uint8_t* p, const Block& block, Fn&& fn) const {
+    const uint8_t* const end = p + block.bytes;
+    uint32_t rows[kBatch];
+    Id ids[kBatch];
+    uint64_t row = 0, id = 0;
+    size_t full = 0;
+    for (uint32_t i = 0; i < block.entries; ++i) {
+      const uint64_t dr = get(p);
+      row += dr;
+      id = dr == 0 ? id + get(p) : get(p);
+      rows[full] = uint32_t(row), ids[full] = Id(id);
+      if (++full == kBatch) fn(rows, ids, full), full = 0;
+    }
+    if (full > 0) fn(rows, ids, full);
+    if (p != end) throw Error(fmt::format("kernel 1's tuple buckets in {}: a block does not decode to its entries", dir_));
+  }
+
+  std::vector<uint64_t> bounds_;
+  std::string dir_;
+  SpillFile file_;
+  std::vector<uint64_t> stage_;  // staging offsets by bucket, the same in every thread
+  int id_bits_ = 1;
+  uint64_t shift_ = 0;
+  std::vector<uint32_t> first_;  // a slot of 2^shift_ vertices' first bucket
+  std::vector<std::vector<Block>> blocks_;
+  std::vector<Thread> threads_;
+  std::atomic<uint64_t> end_{0}, entries_{0};
+  std::mutex lock_;
+};
+
+}  // namespace strata
