@@ -6,12 +6,21 @@
 # SCALE, so SCALE 24 runs the same regime under 448 MiB), page cache included, 64 roots, every search
 # validated, on xfs over a `losetup --direct-io=on` loop device (loopfs.sh). The graph directory stores the
 # tuples when the filesystem has room for them beside the CSR, else the spec alone (TUPLES=stored|spec to
-# choose). Target: end-to-end wall time (kernel 0 + kernel 1 + 64 searches + validation) <= 60 min at SCALE 28.
-# Prints each phase's seconds and the JSON's key figures. Env: ROOTS (64), THREADS (2), KEEP=1.
+# choose). Target: end-to-end wall time (kernel 0 + kernel 1 + 64 searches + validation) <= 15 min at SCALE 28
+# (issue 24). Prints each phase's seconds and the JSON's key figures. Env: ROOTS (64), THREADS (2), KEEP=1.
+#
+# GROWTH=1 bench/scale.sh [SCALE]: the growth law (issue 24): SCALE-2, SCALE-1 and SCALE under SCALE's one cap
+# (7 GiB at 28: 26, 27, 28; 448 MiB at 24: 22, 23, 24), the spec alone each time; prints seconds per input tuple
+# against the smallest SCALE's, for the whole run and for kernel 1 (target <= 1.25x at the largest), writes the
+# CSV to /tmp/strata-growth.csv and a PNG of seconds per phase against SCALE to bench/scale_growth.png.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 scale=${1:-28} roots=${ROOTS:-64}
 scales=("$scale")
+if [[ ${GROWTH:-0} == 1 ]]; then
+  scales=($((scale - 2)) $((scale - 1)) "$scale")
+  TUPLES=spec
+fi
 n=$((1 << scale)) tuples_bytes=$(( (1 << scale) * 16 * 8 ))
 cap=$(( ${CAP_GIB:-7} * (1 << 30) ))
 ((scale < 28)) && cap=$((cap >> (28 - scale)))
@@ -30,6 +39,11 @@ mountpoint -q "${MNT:-/mnt/strata-bench}" || { ((size < free)) || { echo "needs 
 image_size=$size
 source "$(dirname "$0")/loopfs.sh"
 
+top=$scale
+growth_csv=/tmp/strata-growth.csv
+[[ ${GROWTH:-0} == 1 ]] && echo "scale,tuples,kernel0_s,kernel1_s,csr_build_s,searches_s,validation_s,wall_s" >"$growth_csv"
+for scale in "${scales[@]}"; do
+n=$((1 << scale))
 g=$mnt/flagship$scale-$tuples
 if [[ ! -f $g/graph.hdr ]]; then
   log "SCALE $scale: writing the graph directory ($tuples)"
@@ -61,3 +75,43 @@ print(f"state {j['state_bytes'] / 2**(j['SCALE']):.1f} B/vertex, edge cache {j['
       f"disk: CSR {j['csr_disk_bytes'] / 2**30:.1f} GiB, tuples {j['tuple_file_bytes'] / 2**30:.1f} GiB")
 PY
 grep -E "^(wall_s|peak_bytes)" <<<"$out"
+if [[ ${GROWTH:-0} == 1 ]]; then
+  wall=$(grep -E "^wall_s" <<<"$out" | awk '{print $2}')
+  python3 - /tmp/strata-flagship.json "$wall" >>"$growth_csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = sum(x["time"] for x in j["searches"])
+print(f"{int(j['SCALE'])},{j['edgefactor'] * 2 ** int(j['SCALE']):.0f},{j['graph_generation']:.2f},{j['construction_time']:.2f},"
+      f"{j['csr_build_time']:.2f},{s:.2f},{j['validation_time']:.2f},{sys.argv[2]}")
+PY
+fi
+done
+if [[ ${GROWTH:-0} == 1 ]]; then
+  python3 - "$growth_csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+base = rows[0]
+for r in rows:
+    per = lambda k: float(r[k]) / float(r["tuples"]) / (float(base[k]) / float(base["tuples"]))
+    print(f"SCALE {r['scale']}: wall {float(r['wall_s']):.1f} s, kernel 1 {float(r['kernel1_s']):.1f} s; per tuple against "
+          f"SCALE {base['scale']}: wall {per('wall_s'):.2f}x, kernel 1 {per('kernel1_s'):.2f}x")
+PY
+  if command -v gnuplot >/dev/null; then
+    png=$(dirname "$0")/scale_growth.png
+    gnuplot <<GP
+set terminal pngcairo size 800,500
+set output "$png"
+set datafile separator ","
+set key left top
+set xlabel "SCALE (one cap: $(numfmt --to=iec "$cap"))"
+set ylabel "seconds"
+set xtics 1
+plot "$growth_csv" every ::1 using 1:3 with linespoints title "kernel 0", \
+     "" every ::1 using 1:4 with linespoints title "kernel 1", \
+     "" every ::1 using 1:6 with linespoints title "searches", \
+     "" every ::1 using 1:7 with linespoints title "validation", \
+     "" every ::1 using 1:8 with linespoints title "wall"
+GP
+    echo "plot: $png"
+  fi
+fi

@@ -128,7 +128,7 @@ struct CsrPassValidation {
     bfs.release_idle_memory();
     const std::string what = fmt::format("searches {}-{} in one pass over the on-disk CSR", waiting.front(), waiting.back());
     const std::vector<Verdict> verdicts = batch.check([&](uint64_t d, uint64_t t) { hooks.report("validation", d, t, what); });
-    ++result.validation.csr_passes;
+    result.validation.csr_passes += batch.last_passes();
     if (lend_cache && more) {
       const double r0 = now();
       reload_edge_cache(pg, false, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });

@@ -94,17 +94,20 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
         }
       return v[9];
     }
-    if (GetParam() == "ondisk") return check_on_disk(p, claimed);
+    if (GetParam() == "ondisk" || GetParam() == "ondisk_bytes") return check_on_disk(p, claimed);
     if (!csr) csr.emplace(g, source);
     return csr->check(c);
   }
   // Slot 9 of a spilled batch of 11 among correct results, checked in one pass in 4 KiB steps (so that lists
-  // cross the steps' edges) over a two-partition on-disk CSR.
+  // cross the steps' edges) over a two-partition on-disk CSR: levels as nibbles ("ondisk"), or as bytes in two
+  // passes of 6 and 5 ("ondisk_bytes": the batch's trees taken as too deep for nibbles).
   // internal: the planted search's own parents (default: the output's, translated).
   Verdict check_on_disk(const std::vector<uint32_t>& p, uint64_t claimed, std::vector<uint32_t> internal = {}) {
     if (!disk) disk.emplace(spec);
     std::vector<int32_t> scratch(g.n);
-    CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, scratch, 4096);
+    const bool bytes = GetParam() == "ondisk_bytes";
+    CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, scratch, 4096,
+                                     bytes ? 0 : CsrPassValidator<uint32_t>::kNibbleMaxLevel);
     const std::vector<uint32_t> good = disk->internal(parent), planted = internal.empty() ? disk->internal(p) : internal;
     Verdict now;
     std::optional<Verdict> at_once;
@@ -119,6 +122,7 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
       }
     }
     const std::vector<Verdict> v = batch.check();
+    EXPECT_EQ(batch.last_passes(), bytes && v.size() > 6 ? 2 : 1);
     for (size_t i = 0; i < v.size(); ++i)
       if (i != 9 || at_once) {
         EXPECT_TRUE(v[i].valid) << "a planted error leaked into slot " << i << ": " << v[i].message;
@@ -270,7 +274,7 @@ TEST_P(PlantedErrors, WrongNedge) {
 TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   auto bad = parent;
   bad[root] = kNoVertex<uint32_t>;
-  if (GetParam() == "csr" || GetParam() == "ondisk") {  // a failure must not stick to the next check
+  if (GetParam() == "csr" || GetParam().rfind("ondisk", 0) == 0) {  // a failure must not stick to the next check
     EXPECT_FALSE(check(bad, nedge).valid);
     EXPECT_TRUE(check(parent, nedge).valid);
     return;
@@ -281,13 +285,13 @@ TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   EXPECT_FALSE(v[1].valid);
 }
 
-INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "packed", "csr", "ondisk"),
+INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "packed", "csr", "ondisk", "ondisk_bytes"),
                          [](const auto& param_info) { return param_info.param; });
 
 // What only the on-disk CSR's validation checks: rules 3-5 run on the search's internal parents, so they must
 // be the output's.
 class OnDiskOnly : public PlantedErrors {};
-INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk"), [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk", "ondisk_bytes"), [](const auto& param_info) { return param_info.param; });
 
 TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
   if (!disk) disk.emplace(spec);

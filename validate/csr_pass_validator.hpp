@@ -14,6 +14,9 @@
 // is certify that the CSR is the tuples' graph (the in-core certificate needs the adjacency in DRAM; the
 // reference does not certify either): runs that use it say so. Levels are bytes: a tree deeper than 254 is
 // left to the caller (checked in place against the tuples).
+// In a pass the levels are nibbles while every tree of the batch is at most 14 deep (15: unreached), so a pass
+// holds twice the searches a byte each would (Kronecker trees are 6-10 deep); a batch with a deeper tree is
+// checked a byte a level, in passes of half the batch, within the same DRAM.
 #pragma once
 #include <omp.h>
 
@@ -48,6 +51,7 @@ class CsrPassValidator {
   static constexpr int kDepth = 8;  // steps read ahead (each its adjacency and parents): a VM disk is latency-bound
   static constexpr uint64_t kChunk = uint64_t(256) << 10;     // vertices spilled per write
   static constexpr uint8_t kUnreached = 255;
+  static constexpr int kNibbleMaxLevel = 14;  // levels a nibble holds; 15 is unreached
 
   // Scratch disk for `slots` searches: internal parents and byte levels of every vertex.
   static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * slot_bytes(n); }
@@ -66,15 +70,16 @@ class CsrPassValidator {
     while (unit < kUnitBytes && unit * 256 < entries * sizeof(Id)) unit *= 2;
     return unit;
   }
-  // The rows: a byte a vertex a search, and a vector's load of padding.
-  static uint64_t rows_bytes(uint64_t n, int slots) { return n * uint64_t(slots) + 64; }
+  // The rows: a nibble a vertex a search (or a byte for half the searches), and a vector's load of padding.
+  static uint64_t rows_bytes(uint64_t n, int slots) { return n * ((uint64_t(slots) + 1) / 2) + 64; }
 
   // The scratch file goes in scratch_dir. unit_bytes (a multiple of 4 KiB dividing 4 MiB; 0: unit_for): small
   // in tests, so that lists cross the steps' edges.
   // scratch: n / 32 int32 for the check that kernel 1's labels are a permutation (throws Error if not).
+  // nibble_max_level: the deepest tree that nibbles take (tests lower it to check the byte passes).
   CsrPassValidator(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots,
-                   std::span<int32_t> scratch, uint64_t unit_bytes = 0)
-      : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)),
+                   std::span<int32_t> scratch, uint64_t unit_bytes = 0, int nibble_max_level = kNibbleMaxLevel)
+      : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)), nibble_max_level_(nibble_max_level),
         unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
         spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"), chunk_(chunk_for(g.n)), buffer_(chunk_ * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
@@ -98,6 +103,8 @@ class CsrPassValidator {
   // The pass: rules 3, 4, 5 and nedge for every search added; one verdict each, in the order added. Empties
   // the batch. progress(done, total) after each step, on the calling thread.
   std::vector<Verdict> check(const std::function<void(uint64_t, uint64_t)>& progress = {});
+  // Passes the last check took: 1, or 2 where a tree was too deep for nibbles.
+  int last_passes() const { return last_passes_; }
 
  private:
   struct Unit {  // entries [e0, e1) of partition part's file, bytes [offset, offset + length) of it
@@ -118,27 +125,40 @@ class CsrPassValidator {
   void read_unit(const Unit& u, UnitData& d) const;
   void check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const UnitData& d);
-  void load_rows();
+  void load_rows(int first, int count, bool nibble);
+  void pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step);
+  void count_nedge(std::vector<uint64_t>& twice_nedge);
   void check_labels(std::span<int32_t> scratch) const;
   void finish_vertex(uint64_t v, uint64_t found);  // rule 5 once v's whole list was seen
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   std::string label(uint64_t v) const { return std::to_string(uint64_t(g_.to_input[v])); }
-  void fail(int s, int rule, const std::string& what) {
+  void fail(int s, int rule, const std::string& what) {  // s: within the pass's group
     std::lock_guard lock(mutex_);
-    note_failure(verdict_[s], rule, what);
+    note_failure(verdict_[size_t(first_ + s)], rule, what);
   }
-  uint8_t level(int s, uint64_t v) const { return rows_[v * uint64_t(slots_) + uint64_t(s)]; }
+  // Search first_ + s's level of v (kUnreached: not reached), in either packing.
+  uint8_t level(int s, uint64_t v) const {
+    if (!nibble_) return rows_[v * stride_ + uint64_t(s)];
+    const uint8_t x = (rows_[v * stride_ + uint64_t(s) / 2] >> (4 * (s & 1))) & 15;
+    return x == 15 ? kUnreached : x;
+  }
 
   const Csr<Id>& g_;
   const CsrFiles& files_;
   int slots_;
+  int nibble_max_level_;
   uint64_t unit_bytes_;
   SpillFile spill_;
   uint64_t chunk_;        // vertices a spill write or level load
   AlignedBuffer buffer_;  // spilling: chunk_ ids
   std::vector<SearchToCheck<Id>> search_;
   std::vector<Verdict> verdict_;
-  NumaArray<uint8_t> rows_;  // during a pass: rows_[v * slots + s] = level of v in search s (kUnreached)
+  NumaArray<uint8_t> rows_;  // during a pass: v's levels from rows_[v * stride_], a nibble or a byte a search
+  int first_ = 0, count_ = 0;  // the pass's group of searches
+  bool nibble_ = true;
+  uint64_t stride_ = 0;
+  int max_level_ = 0;  // the batch's deepest tree
+  int last_passes_ = 0;
   uint64_t carry_v_ = UINT64_MAX, carry_found_ = 0;  // the vertex whose list goes on into the next unit
   std::mutex mutex_;
 };
@@ -199,17 +219,18 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     return Added::kChecked;
   }
   uint8_t* bytes = reinterpret_cast<uint8_t*>(buffer_.data());
-  bool deep = false;
-  for (uint64_t a = 0; a < n && !deep; a += chunk_) {
+  int32_t deepest = 0;
+  for (uint64_t a = 0; a < n && deepest < int32_t(kUnreached); a += chunk_) {
     const uint64_t m = std::min(chunk_, n - a);
-#pragma omp parallel for schedule(static) reduction(|| : deep)
+#pragma omp parallel for schedule(static) reduction(max : deepest)
     for (uint64_t i = 0; i < m; ++i) {
       const int32_t l = level[a + i];
-      deep = deep || l >= int32_t(kUnreached);
+      deepest = std::max(deepest, l);
       bytes[i] = l < 0 ? kUnreached : uint8_t(l);
     }
     spill_.write(levels_at(slot) + a, bytes, align_up(m));
   }
+  const bool deep = deepest >= int32_t(kUnreached);
   if (deep) {
     if (static_cast<const void*>(scratch.data()) == static_cast<const void*>(s.parent)) {
       Id* out = reinterpret_cast<Id*>(scratch.data());  // the output, rebuilt (it equals the translation)
@@ -223,24 +244,36 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   }
   search_.push_back(s);
   verdict_.push_back(Verdict{});
+  max_level_ = std::max(max_level_, int(deepest));
   return Added::kAdded;
 }
 
-// The batch's levels, slot by slot from the scratch file, transposed into vertex-major rows.
+// The group's levels, search by search from the scratch file, transposed into vertex-major rows: nibbles (two
+// searches a byte, the even one low) or bytes; a vector's load of padding, unreached.
 template <class Id>
-void CsrPassValidator<Id>::load_rows() {
-  const uint64_t n = g_.n, b = uint64_t(slots_);
-  rows_ = NumaArray<uint8_t>(rows_bytes(n, slots_));
-  std::memset(rows_.data() + n * b, kUnreached, rows_.size() - n * b);
+void CsrPassValidator<Id>::load_rows(int first, int count, bool nibble) {
+  const uint64_t n = g_.n;
+  first_ = first, count_ = count, nibble_ = nibble;
+  stride_ = nibble ? (uint64_t(count) + 1) / 2 : uint64_t(count);
+  rows_ = NumaArray<uint8_t>(n * stride_ + 64);
+  std::memset(rows_.data() + n * stride_, 0xff, rows_.size() - n * stride_);
   std::vector<AlignedBuffer> in;
-  for (int s = 0; s < slots_; ++s) in.emplace_back(chunk_);
+  for (int s = 0; s < count; ++s) in.emplace_back(chunk_);
   for (uint64_t a = 0; a < n; a += chunk_) {
     const uint64_t m = std::min(chunk_, n - a);
-    for (int s = 0; s < size(); ++s) spill_.read(levels_at(s) + a, in[size_t(s)].data(), align_up(m));
+    for (int s = 0; s < count; ++s) spill_.read(levels_at(first + s) + a, in[size_t(s)].data(), align_up(m));
 #pragma omp parallel for schedule(static)
     for (uint64_t i = 0; i < m; ++i) {
-      uint8_t* row = rows_.data() + (a + i) * b;
-      for (int s = 0; s < slots_; ++s) row[s] = s < size() ? uint8_t(in[size_t(s)].data()[i]) : kUnreached;
+      uint8_t* row = rows_.data() + (a + i) * stride_;
+      if (!nibble) {
+        for (int s = 0; s < count; ++s) row[s] = uint8_t(in[size_t(s)].data()[i]);
+        continue;
+      }
+      std::memset(row, 0xff, stride_);
+      for (int s = 0; s < count; ++s) {
+        const uint8_t l = uint8_t(in[size_t(s)].data()[i]), x = l == kUnreached ? 15 : l;
+        row[s / 2] = uint8_t(s & 1 ? (row[s / 2] & 0x0f) | (x << 4) : (row[s / 2] & 0xf0) | x);
+      }
     }
   }
 }
@@ -280,9 +313,9 @@ template <class Id>
 void CsrPassValidator<Id>::read_unit(const Unit& u, UnitData& d) const {
   files_.adj(u.part).file.pread_all(d.adj.data(), u.length, u.offset);
   d.parent.assign(size_t(slots_), nullptr);
-  for (int s = 0; s < size() && u.vb > u.va; ++s)
+  for (int s = 0; s < count_ && u.vb > u.va; ++s)
     d.parent[size_t(s)] = reinterpret_cast<const Id*>(
-        d.parents[size_t(s)].read_range(spill_, parents_at(s) + u.va * sizeof(Id), (u.vb - u.va) * sizeof(Id)));
+        d.parents[size_t(s)].read_range(spill_, parents_at(first_ + s) + u.va * sizeof(Id), (u.vb - u.va) * sizeof(Id)));
 }
 
 // The steps' adjacency hashed in order; a 4 MiB block's checksum checked once its last step is in.
@@ -300,7 +333,7 @@ void CsrPassValidator<Id>::check_block(const Unit& u, const UnitData& d, Xxh3Str
 
 template <class Id>
 void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found) {
-  for (int s = 0; s < size(); ++s) {
+  for (int s = 0; s < count_; ++s) {
     const uint8_t l = level(s, v);
     if (l != kUnreached && l != 0 && !((found >> s) & 1))
       fail(s, 5, fmt::format("vertex {} has a parent with which it shares no edge of kernel 1's graph", label(v)));
@@ -309,7 +342,7 @@ void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found) {
 
 template <class Id>
 void CsrPassValidator<Id>::say_why(uint64_t v, uint64_t w) {
-  for (int s = 0; s < size(); ++s) {
+  for (int s = 0; s < count_; ++s) {
     const uint8_t a = level(s, v), b = level(s, w);
     if ((a == kUnreached) != (b == kUnreached))
       fail(s, 4, fmt::format("input edge ({},{}) joins reached vertex {} and unreached vertex {}: the tree does not span "
@@ -320,12 +353,19 @@ void CsrPassValidator<Id>::say_why(uint64_t v, uint64_t w) {
   }
 }
 
-// Rules 3 and 4 on the step's entries (v,w), w < v, sixteen searches a vector operation; the parents found
-// in the lists (rule 5) for every vertex whose list ends here.
+// Rules 3 and 4 on the step's entries (v,w), w < v, sixteen bytes of levels a vector operation (32 searches
+// as nibbles, 16 as bytes); the parents found in the lists (rule 5) for every vertex whose list ends here.
 template <class Id>
 void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
   using V16 = uint8_t __attribute__((vector_size(16)));
-  const uint64_t b = uint64_t(slots_), vectors = (b + 15) / 16;
+  const uint64_t b = stride_, vectors = (b + 15) / 16;
+  const bool nibble = nibble_;
+  const uint8_t unreached = nibble ? 15 : kUnreached;
+  // Lanes whose levels differ by more than one or are reached on one end only.
+  auto broken = [unreached](V16 a, V16 x) {
+    const V16 ua = a == unreached, ux = x == unreached, gap = V16(a - x + 1) > 2;
+    return V16((ua ^ ux) | (gap & ~ua & ~ux));
+  };
   const Id* adj = reinterpret_cast<const Id*>(d.adj.data());
   const uint8_t* rows = rows_.data();
   std::vector<uint64_t> found(u.vb - u.va, 0);
@@ -342,13 +382,13 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
       V16 a, mask;
       std::memcpy(&a, rows + v * b + 16 * c, 16);
       for (uint64_t i = 0; i < 16; ++i) mask[i] = 16 * c + i < b ? 0xff : 0;
-      const V16 ua = a == kUnreached;
+      const V16 a_lo = a & 15, a_hi = a >> 4;
       for (uint64_t j = 0; j < below; ++j) {
         if (j + 8 < below) __builtin_prefetch(rows + uint64_t(list[j + 8]) * b + 16 * c);
         V16 x;
         std::memcpy(&x, rows + uint64_t(list[j]) * b + 16 * c, 16);
-        const V16 ux = x == kUnreached, gap = V16(a - x + 1) > 2;
-        bad |= ((ua ^ ux) | (gap & ~ua & ~ux)) & mask;
+        if (nibble) bad |= (broken(a_lo, x & 15) | broken(a_hi, x >> 4)) & mask;
+        else bad |= broken(a, x) & mask;
       }
     }
     bool any = false;
@@ -356,7 +396,7 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
     if (any) [[unlikely]]
       for (uint64_t j = 0; j < below; ++j) say_why(v, list[j]);
     uint64_t got = 0;
-    for (int s = 0; s < size(); ++s) {
+    for (int s = 0; s < count_; ++s) {
       const uint8_t l = level(s, v);
       if (l == kUnreached || l == 0) continue;
       const Id p = d.parent[size_t(s)][v - u.va];
@@ -380,15 +420,16 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
   if (g_.offsets[last + 1] > u.e1 && g_.offsets[last] >= u.e0) carry_v_ = last, carry_found_ = found[last - u.va];
 }
 
+// One pass over the on-disk CSR for searches [first, first + count) of the batch, their levels packed as asked;
+// step() after each step read.
 template <class Id>
-std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64_t, uint64_t)>& progress) {
-  if (search_.empty()) return {};
-  load_rows();
+void CsrPassValidator<Id>::pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step) {
+  load_rows(first, count, nibble);
   const std::vector<Unit> steps = units();
   std::vector<UnitData> data(kDepth);
   for (UnitData& d : data) {
     d.adj = AlignedBuffer(unit_bytes_);
-    for (int s = 0; s < slots_; ++s)
+    for (int s = 0; s < count; ++s)
       d.parents.emplace_back(AlignedBuffer::bytes_for_range((std::min(unit_bytes_ / sizeof(Id), g_.n) + 2) * sizeof(Id)));
   }
   Xxh3Stream block_hash;
@@ -404,28 +445,54 @@ std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64
       check_block(steps[i], data[i % kDepth], block_hash);
       check_unit(steps[i], data[i % kDepth]);
       read(i + kDepth);
-      if (progress) progress(i + 1, steps.size());
+      if (step) step(steps.size());
     }
   } catch (...) {
     for (std::future<void>& r : reads)  // no read may outlive its buffers
       if (r.valid()) r.wait();
     throw;
   }
-  // nedge, and rule 5 for the vertices without a list (ids by degree: the tail), which can have no parent.
-  const uint64_t n = g_.n, b = uint64_t(slots_);
-  std::vector<uint64_t> twice_nedge(b, 0);
+}
+
+// nedge of the pass's group (twice: the reached vertices' raw degrees), and rule 5 for the vertices without a
+// list (ids by degree: the tail), which can have no parent.
+template <class Id>
+void CsrPassValidator<Id>::count_nedge(std::vector<uint64_t>& twice_nedge) {
+  const uint64_t n = g_.n;
+  const size_t group = size_t(count_);
 #pragma omp parallel
   {
-    std::vector<uint64_t> mine(b, 0);
+    std::vector<uint64_t> mine(group, 0);
 #pragma omp for schedule(static)
     for (uint64_t v = 0; v < n; ++v) {
       const uint64_t raw = g_.raw_degree(v);
-      const uint8_t* row = rows_.data() + v * b;
-      for (uint64_t s = 0; s < b; ++s) mine[s] += row[s] != kUnreached ? raw : 0;
+      const uint8_t* row = rows_.data() + v * stride_;
+      if (nibble_) {
+        for (size_t s = 0; s < group; ++s) mine[s] += ((row[s / 2] >> (4 * (s & 1))) & 15) != 15 ? raw : 0;
+      } else {
+        for (size_t s = 0; s < group; ++s) mine[s] += row[s] != kUnreached ? raw : 0;
+      }
       if (g_.degree(v) == 0) finish_vertex(v, 0);
     }
 #pragma omp critical
-    for (uint64_t s = 0; s < b; ++s) twice_nedge[s] += mine[s];
+    for (size_t s = 0; s < group; ++s) twice_nedge[size_t(first_) + s] += mine[s];
+  }
+}
+
+template <class Id>
+std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64_t, uint64_t)>& progress) {
+  if (search_.empty()) return {};
+  // Nibbles for the whole batch while its trees allow; else bytes for half the batch a pass (the same DRAM).
+  const bool nibble = max_level_ <= nibble_max_level_;
+  const int group = nibble ? size() : std::min(size(), std::max(1, (slots_ + 1) / 2));
+  const int passes = (size() + group - 1) / group;
+  std::vector<uint64_t> twice_nedge(search_.size(), 0);
+  uint64_t done = 0;
+  for (int first = 0; first < size(); first += group) {
+    pass(first, std::min(group, size() - first), nibble, [&](uint64_t steps) {
+      if (progress) progress(++done, steps * uint64_t(passes));
+    });
+    count_nedge(twice_nedge);
   }
   std::vector<Verdict> out = std::move(verdict_);
   for (int s = 0; s < size(); ++s) {
@@ -439,6 +506,8 @@ std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64
   search_.clear();
   verdict_.clear();
   rows_ = NumaArray<uint8_t>();
+  max_level_ = 0;
+  last_passes_ = passes;
   return out;
 }
 
