@@ -209,28 +209,44 @@ void fill_range_from_tuples(const GraphDir& source, const NumaArray<Id>& label, 
   scattered.finish();
 }
 
-// Distributes the tuples into `buckets` (one pass over the source; both directions, self-loops dropped).
-template <class Id>
-void distribute_tuples(const GraphDir& source, const NumaArray<Id>& label, EdgeBuckets<Id>& buckets,
+// Distributes the tuples into `buckets` (one pass over the source; both directions, self-loops dropped; with
+// their weights for a weighted build).
+template <class Id, class Entry>
+void distribute_tuples(const GraphDir& source, const NumaArray<Id>& label, EdgeBuckets<Id, Entry>& buckets,
                        const BuildProgress& progress) {
   const uint64_t m = source.spec().edge_count();
   std::atomic<uint64_t> done{0};
-  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-    const size_t t = size_t(omp_get_thread_num());
-    build_detail::for_each_labelled(edges, label, [&](size_t, Id a, Id b) {
-      if (a == b) return;
-      buckets.add(t, a, b);
-      buckets.add(t, b, a);
-    });
-    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+  auto count = [&](uint64_t edges) {
+    const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
     if (progress && omp_get_thread_num() == 0) progress("distributing the tuples", d, m);
-  });
+  };
+  if constexpr (!std::is_same_v<Entry, Id>) {
+    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
+      const size_t t = size_t(omp_get_thread_num());
+      build_detail::for_each_labelled(edges, label, [&](size_t j, Id a, Id b) {
+        if (a == b) return;
+        buckets.add(t, a, Entry{b, weights[j]});
+        buckets.add(t, b, Entry{a, weights[j]});
+      });
+      count(edges.size());
+    });
+  } else {
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+      const size_t t = size_t(omp_get_thread_num());
+      build_detail::for_each_labelled(edges, label, [&](size_t, Id a, Id b) {
+        if (a == b) return;
+        buckets.add(t, a, b);
+        buckets.add(t, b, a);
+      });
+      count(edges.size());
+    });
+  }
   buckets.finish();
 }
 
 // Entry: Id, or NodeWeight<Id> for the weighted CSR (kernel 3 on storage): each entry carries its tuple's
-// weight, the tuples are drawn with their weights from the spec (so no buckets: each range reads them), and each
-// list keeps its neighbours' lightest copies ordered by weight.
+// weight (drawn with its tuple from the spec, and carried through the buckets), and each list keeps its
+// neighbours' lightest copies ordered by weight.
 template <class Id, class Entry = Id>
 CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int parts, const Topology& topo,
                           uint64_t memory_bytes, const BuildProgress& progress = {},
@@ -268,18 +284,18 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   // Ranges whose lists and cursors fit in the scratch less the reads' buffers: with the tuple buckets a block
   // buffer a thread, else the scatter's staging. Buckets where they are allowed, pay (two ranges or more) and
   // their staging fits the scratch; else each range takes a pass over the tuples.
-  std::optional<EdgeBuckets<Id>> buckets;
+  std::optional<EdgeBuckets<Id, Entry>> buckets;
   std::vector<BuildRange> ranges;
-  if constexpr (!kWeighted) {
-    const uint64_t room = memory_bytes - std::min(memory_bytes, EdgeBuckets<Id>::read_bytes(threads));
-    if (!renumbering.dir.empty() && room > max_list * sizeof(Id) + 8) {
-      ranges = cut_ranges(raw, partitioning, room, sizeof(Id));
-      const uint64_t stage = EdgeBuckets<Id>::stage_for(total_bytes, threads, ranges.size());
+  {
+    const uint64_t room = memory_bytes - std::min(memory_bytes, EdgeBuckets<Id, Entry>::read_bytes(threads));
+    if (!renumbering.dir.empty() && room > max_list * sizeof(Entry) + 8) {
+      ranges = cut_ranges(raw, partitioning, room, sizeof(Entry));
+      const uint64_t stage = EdgeBuckets<Id, Entry>::stage_for(total_bytes, threads, ranges.size());
       if (ranges.size() >= std::max<uint64_t>(renumbering.min_passes, 2) && stage > 0) {
         std::vector<uint64_t> bounds, entries;
         for (const BuildRange& r : ranges) bounds.push_back(r.lo), entries.push_back(raw[r.hi] - raw[r.lo]);
         bounds.push_back(ranges.back().hi);
-        buckets.emplace(std::move(bounds), entries, n, renumbering.dir, EdgeBuckets<Id>::reserve_bytes(m), stage);
+        buckets.emplace(std::move(bounds), entries, n, renumbering.dir, EdgeBuckets<Id, Entry>::reserve_bytes(m), stage);
         lap();
         distribute_tuples(source, label, *buckets, progress);
         st.distribute_s = lap();
@@ -315,25 +331,20 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     const std::string phase = fmt::format("{} {} of {} (vertices {}..{})", buckets ? "bucket" : "pass", passes,
                                           ranges.size(), lo, hi);
     lap();
-    bool filled = false;
-    if constexpr (!kWeighted) {
-      if (buckets) {  // a batch's cursor misses, then its writes' misses, started together
-        buckets->for_each_batch(r, [&](const uint32_t* rows, const Id* ids, size_t count) {
-          uint64_t* const cur = cursor.data() + (buckets->bucket_first(r) - lo);
-          uint64_t at[EdgeBuckets<Id>::kBatch];
-          for (size_t i = 0; i < count; ++i) __builtin_prefetch(cur + rows[i], 1);
-          for (size_t i = 0; i < count; ++i) {
-            at[i] = build_detail::fetch_add(cur[rows[i]], uint64_t(1)) - base;
-            __builtin_prefetch(buffer.data() + at[i], 1);
-          }
-          for (size_t i = 0; i < count; ++i) buffer[at[i]] = ids[i];
-          const uint64_t d = done.fetch_add(count, std::memory_order_relaxed) + count;
-          if (progress && omp_get_thread_num() == 0 && (d & 0xfffff) < count) progress(phase.c_str(), d, raw[hi] - raw[lo]);
-        });
-        filled = true;
-      }
-    }
-    if (!filled) {
+    if (buckets) {  // a batch's cursor misses, then its writes' misses, started together
+      buckets->for_each_batch(r, [&](const uint32_t* rows, const Entry* entries, size_t count) {
+        uint64_t* const cur = cursor.data() + (buckets->bucket_first(r) - lo);
+        uint64_t at[EdgeBuckets<Id, Entry>::kBatch];
+        for (size_t i = 0; i < count; ++i) __builtin_prefetch(cur + rows[i], 1);
+        for (size_t i = 0; i < count; ++i) {
+          at[i] = build_detail::fetch_add(cur[rows[i]], uint64_t(1)) - base;
+          __builtin_prefetch(buffer.data() + at[i], 1);
+        }
+        for (size_t i = 0; i < count; ++i) buffer[at[i]] = entries[i];
+        const uint64_t d = done.fetch_add(count, std::memory_order_relaxed) + count;
+        if (progress && omp_get_thread_num() == 0 && (d & 0xfffff) < count) progress(phase.c_str(), d, raw[hi] - raw[lo]);
+      });
+    } else {
       fill_range_from_tuples<Id, Entry>(source, label, *marks, *scattered, lo, hi, cursor.data(), buffer.data(), base,
                                         raw[hi] - raw[lo], [&](uint64_t edges) {
                                           const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;

@@ -17,19 +17,32 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "engine/build_csr.hpp"
+#include "engine/csr.hpp"
 #include "storage/hash.hpp"
 #include "storage/spill_file.hpp"
 
 namespace strata {
 
-template <class Id>
+// Entry: Id, or NodeWeight<Id> for the weighted CSR (kernel 3 on storage): each coded entry is then followed
+// by its weight's 4 raw bytes.
+template <class Id, class Entry = Id>
 class EdgeBuckets {
+  static constexpr bool kWeighted = !std::is_same_v<Entry, Id>;
+  struct WeightedKey {
+    uint64_t key;  // (row in the bucket << id_bits_) | neighbour
+    float w;
+  };
+  using Staged = std::conditional_t<kWeighted, WeightedKey, uint64_t>;
+  static uint64_t key_of(uint64_t k) { return k; }
+  static uint64_t key_of(const WeightedKey& k) { return k.key; }
+
  public:
   static constexpr uint64_t kBlockBytes = uint64_t(256) << 10;  // a block's most bytes: a thread's I/O buffer
   static constexpr uint64_t kMinStage = 256;                    // fewer staged entries a bucket: not worth it
@@ -37,13 +50,13 @@ class EdgeBuckets {
   // entry at SCALE 22 under a 448 MiB cap: the neighbours of the many short lists are hubs, small ids; more is
   // written if need be, a full disk then being an error naming the scratch file). What is not written is handed
   // back once the tuples are in.
-  static uint64_t reserve_bytes(uint64_t tuples) { return align_up(tuples * 2 * 4); }
+  static uint64_t reserve_bytes(uint64_t tuples) { return align_up(tuples * 2 * (kWeighted ? 8 : 4)); }
   // Entries staged a bucket and thread within memory_bytes (0: too few to be worth a bucket): the staging, the
   // sort's scratch (one bucket's worth) and a block buffer, a thread each.
   static uint64_t stage_for(uint64_t memory_bytes, int threads, size_t buckets) {
     const uint64_t fixed = uint64_t(threads) * kBlockBytes;
     if (memory_bytes <= fixed) return 0;
-    const uint64_t stage = (memory_bytes - fixed) / (uint64_t(threads) * 8 * (buckets + 1));
+    const uint64_t stage = (memory_bytes - fixed) / (uint64_t(threads) * sizeof(Staged) * (buckets + 1));
     return stage >= kMinStage ? stage : 0;
   }
   // DRAM while a bucket is read: a block buffer a thread.
@@ -65,15 +78,17 @@ class EdgeBuckets {
     }
     stage_.assign(count + 1, 0);  // bucket k's staging: [stage_[k], stage_[k + 1])
     for (uint64_t k = 0; k < count; ++k) stage_[k + 1] = stage_[k] + std::clamp<uint64_t>(entries.at(k), 1, stage);
-    for (Thread& t : threads_) t.staged.reset(new uint64_t[stage_[count]]), t.full.assign(count, 0);
+    for (Thread& t : threads_) t.staged.reset(new Staged[stage_[count]]), t.full.assign(count, 0);
   }
 
   // Entry b in list a, by OpenMP thread t.
-  void add(size_t t, uint64_t a, Id b) {
+  void add(size_t t, uint64_t a, Entry b) {
     uint64_t k = first_[(a - bounds_.front()) >> shift_];
     while (a >= bounds_[k + 1]) ++k;
     Thread& th = threads_[t];
-    th.staged[stage_[k] + th.full[k]++] = ((a - bounds_[k]) << id_bits_) | uint64_t(b);
+    const uint64_t key = ((a - bounds_[k]) << id_bits_) | uint64_t(entry_id(b));
+    if constexpr (kWeighted) th.staged[stage_[k] + th.full[k]++] = {key, b.w};
+    else th.staged[stage_[k] + th.full[k]++] = key;
     if (th.full[k] == stage_[k + 1] - stage_[k]) flush(t, k);
   }
   // Every thread's staged entries written out (after the distribution, outside a parallel region).
@@ -98,7 +113,7 @@ class EdgeBuckets {
     file_.write(blocks_.at(k).at(0).offset, junk.data(), kDirectAlign);
   }
 
-  // fn(rows, neighbours, count) for batches of bucket k's entries (rows as offsets from the bucket's first
+  // fn(rows, entries, count) for batches of bucket k's entries (rows as offsets from the bucket's first
   // vertex, bucket_first(k)), concurrently on the OpenMP team. The bucket's blocks are handed back to the
   // filesystem after. Batches, not entries: a caller scattering them can start a batch's misses together.
   static constexpr size_t kBatch = 256;
@@ -134,9 +149,9 @@ class EdgeBuckets {
     uint32_t bytes, entries;
   };
   struct Thread {
-    std::unique_ptr<uint64_t[]> staged;  // bucket k's from stage_[k]: (row in the bucket << id_bits_) | neighbour
-    std::vector<uint64_t> full;    // [bucket]: entries staged
-    std::vector<uint64_t> scratch;  // the sort's
+    std::unique_ptr<Staged[]> staged;  // bucket k's from stage_[k]
+    std::vector<uint64_t> full;        // [bucket]: entries staged
+    std::vector<Staged> scratch;       // the sort's
     AlignedBuffer block{0};
   };
 
@@ -157,25 +172,27 @@ class EdgeBuckets {
   // Thread t's staged entries for bucket k sorted and written as blocks, each coded from (0, 0) afresh.
   void flush(size_t t, size_t k) {
     Thread& th = threads_[t];
-    uint64_t* keys = th.staged.get() + stage_[k];
+    Staged* keys = th.staged.get() + stage_[k];
     const uint64_t count = std::exchange(th.full[k], 0);
     if (count == 0) return;
     int row_bits = 1;
     while (row_bits < 63 && (bounds_[k + 1] - bounds_[k] - 1) >> row_bits) ++row_bits;
-    build_detail::radix_sort(keys, count, th.scratch, std::min(64, row_bits + id_bits_));
+    build_detail::radix_sort(keys, count, th.scratch, std::min(64, row_bits + id_bits_),
+                             [](const Staged& x) { return key_of(x); });
     if (th.block.bytes() == 0) th.block = AlignedBuffer(kBlockBytes);
     uint8_t* const begin = reinterpret_cast<uint8_t*>(th.block.data());
     uint8_t* p = begin;
     uint64_t row = 0, id = 0, in_block = 0;
     const uint64_t mask = (uint64_t(1) << id_bits_) - 1;
     for (uint64_t i = 0; i < count; ++i) {
-      if (uint64_t(p - begin) + 20 > kBlockBytes) {
+      if (uint64_t(p - begin) + 24 > kBlockBytes) {
         write_block(k, begin, uint64_t(p - begin), in_block);
         p = begin, row = 0, id = 0, in_block = 0;
       }
-      const uint64_t r = keys[i] >> id_bits_, v = keys[i] & mask;
+      const uint64_t r = key_of(keys[i]) >> id_bits_, v = key_of(keys[i]) & mask;
       p = put(p, r - row);
       p = put(p, r == row ? v - id : v);
+      if constexpr (kWeighted) std::memcpy(p, &keys[i].w, 4), p += 4;
       row = r, id = v, ++in_block;
     }
     write_block(k, begin, uint64_t(p - begin), in_block);
@@ -194,14 +211,20 @@ class EdgeBuckets {
   void decode(const uint8_t* p, const Block& block, Fn&& fn) const {
     const uint8_t* const end = p + block.bytes;
     uint32_t rows[kBatch];
-    Id ids[kBatch];
+    Entry ids[kBatch];
     uint64_t row = 0, id = 0;
     size_t full = 0;
     for (uint32_t i = 0; i < block.entries; ++i) {
       const uint64_t dr = get(p);
       row += dr;
       id = dr == 0 ? id + get(p) : get(p);
-      rows[full] = uint32_t(row), ids[full] = Id(id);
+      rows[full] = uint32_t(row);
+      if constexpr (kWeighted) {
+        ids[full].v = Id(id);
+        std::memcpy(&ids[full].w, p, 4), p += 4;
+      } else {
+        ids[full] = Id(id);
+      }
       if (++full == kBatch) fn(rows, ids, full), full = 0;
     }
     if (full > 0) fn(rows, ids, full);

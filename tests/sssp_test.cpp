@@ -247,16 +247,18 @@ TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
 }
 
 // The weighted on-disk CSR (kernel 3 on storage) of SCALE 10, built in `parts` partitions with a small scratch
-// (several range passes), and its O(N) arrays.
+// (several range passes, or ranges filled from tuple buckets where `buckets`), and its O(N) arrays.
 struct StoredWeighted {
   test::TempDir tmp;
   std::optional<CsrFiles> files;
   Csr<uint32_t> meta;
-  explicit StoredWeighted(int parts, uint64_t scratch = uint64_t(64) << 10) {
+  ExternalBuildStats stats;
+  explicit StoredWeighted(int parts, uint64_t scratch = uint64_t(64) << 10, bool buckets = false) {
     write_graph_dir(Kronecker({10, 16, 2, 3}), tmp / "g", false);
     const GraphDir dir = GraphDir::open(tmp / "g");
     const std::string path = CsrFiles::path_for(dir.path(), parts, true);
-    build_csr_files<uint32_t, NodeWeight<uint32_t>>(dir, path, parts, Topology::detect(), scratch);
+    build_csr_files<uint32_t, NodeWeight<uint32_t>>(dir, path, parts, Topology::detect(), scratch, {}, &stats, false,
+                                                    buckets ? Renumbering{tmp.path(), 2} : Renumbering{});
     files.emplace(CsrFiles::open(path, dir.header_hash(), 10));
     meta = load_csr_meta<uint32_t>(*files);
   }
@@ -273,6 +275,30 @@ struct StoredWeighted {
     return all;
   }
 };
+
+// Ranges filled from the tuple buckets (weights carried beside the coded ids) store the very lists the range
+// passes store: lightest copies, by weight, the same offsets; the tuples read once after the degree pass.
+TEST(WeightedCsrFiles, BucketedBuildStoresTheRangePassesLists) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);  // the scratch below is sized for two threads' block buffers
+  {
+    const StoredWeighted passes(1);
+    const StoredWeighted bucketed(1, EdgeBuckets<uint32_t, NodeWeight<uint32_t>>::read_bytes(2) + (uint64_t(128) << 10),
+                                  true);
+    EXPECT_GE(bucketed.stats.passes, 2u);
+    EXPECT_EQ(bucketed.stats.tuple_passes, 1u);
+    EXPECT_GT(bucketed.stats.renumbered_bytes, 0u);
+    EXPECT_EQ(passes.stats.renumbered_bytes, 0u);
+    const std::vector<NodeWeight<uint32_t>> want = passes.entries(), got = bucketed.entries();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].v, want[i].v) << i;
+      ASSERT_EQ(got[i].w, want[i].w) << i;
+    }
+    for (uint64_t v = 0; v <= passes.meta.n; ++v) ASSERT_EQ(bucketed.meta.offsets[v], passes.meta.offsets[v]) << v;
+  }
+  omp_set_num_threads(threads);
+}
 
 // The stored lists are the in-core weighted CSR's, each ordered by weight (light edges first), with the same
 // offsets, labels and duplicate counts; so kernel 2's CSR and kernel 3's share their O(N) arrays.
