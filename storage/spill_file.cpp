@@ -13,12 +13,17 @@
 
 namespace strata {
 
+namespace {
+// "validation's", "kernel 1's tuple buckets'": the possessive of a use's name.
+std::string owner(const std::string& what) { return what + (!what.empty() && what.back() == 's' ? "'" : "'s"); }
+}  // namespace
+
 SpillFile::SpillFile(const std::string& dir, uint64_t bytes, const std::string& what)
     : bytes_(align_up(bytes)), what_(what) {
   const std::string path = fmt::format("{}/.strata-spill-{}-XXXXXX", dir, ::getpid());
   std::string name = path;
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) throw Error(errno_message(fmt::format("cannot create {}'s scratch file in {}", what, dir), errno));
+  if (fd < 0) throw Error(errno_message(fmt::format("cannot create {} scratch file in {}", owner(what), dir), errno));
   ::close(fd);
   // Reopened with O_DIRECT where the filesystem has it (tmpfs may not), and unlinked whatever happens.
   struct Unlink {
@@ -42,7 +47,7 @@ void SpillFile::write(uint64_t offset, const void* data, uint64_t bytes) {
   while (bytes > 0) {
     const ssize_t n = ::pwrite(file_.fd(), p, bytes, off_t(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(errno_message(fmt::format("cannot write {}'s scratch file", what_), n < 0 ? errno : ENOSPC));
+    if (n <= 0) throw Error(errno_message(fmt::format("cannot write {} scratch file", owner(what_)), n < 0 ? errno : ENOSPC));
     p += n, offset += uint64_t(n), bytes -= uint64_t(n);
   }
 }
@@ -52,8 +57,8 @@ void SpillFile::read(uint64_t offset, void* data, uint64_t bytes) const {
   while (bytes > 0) {
     const ssize_t n = ::pread(file_.fd(), p, bytes, off_t(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(errno_message(fmt::format("cannot read {}'s scratch file", what_), errno));
-    if (n == 0) throw Error(fmt::format("cannot read {}'s scratch file: it ends early", what_));
+    if (n < 0) throw Error(errno_message(fmt::format("cannot read {} scratch file", owner(what_)), errno));
+    if (n == 0) throw Error(fmt::format("cannot read {} scratch file: it ends early", owner(what_)));
     p += n, offset += uint64_t(n), bytes -= uint64_t(n);
   }
 }

@@ -208,6 +208,21 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
   }
 }
 
+// A scratch file that cannot be made names its use, in a possessive that reads (names ending in s included).
+TEST(SpillFile, ErrorsNameTheUse) {
+  for (auto [what, said] : {std::pair{"validation", "validation's scratch file"},
+                            std::pair{"kernel 1's tuple buckets", "kernel 1's tuple buckets' scratch file"}}) {
+    try {
+      SpillFile f("/nonexistent-strata-dir", 4096, what);
+      ADD_FAILURE() << "a scratch file in a missing directory was made";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("cannot create ") + said + " in /nonexistent-strata-dir"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(CsrFiles, BuildRefusesScratchSmallerThanTheLongestList) {
   Fixture f(12, 2);
   try {
