@@ -155,6 +155,7 @@ nlohmann::json ranks_json(const RunResult& r) {
                            {"edge_cache_bytes", k.edge_cache_bytes},
                            {"disk_bytes", k.disk_bytes},
                            {"build_passes", k.build_passes},
+                           {"build_bucket_bytes", k.build_bucket_bytes},
                            {"bytes_read", k.bytes_read}});
   }
   return ranks;

@@ -27,3 +27,19 @@ three_way() {
   echo "$scale,median,$median_a,$median_b,$median_c"
 }
 json_get() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }  # json_get FILE '["key"]'
+# growth_medians CSV COLUMN WHAT: per (scale, binary) of CSV, the median of COLUMN and the seconds per tuple
+# relative to the binary's smallest SCALE (the growth law: 1.00x is linear in the graph).
+growth_medians() {
+  python3 - "$@" <<'PY'
+import csv, statistics, sys
+path, column, what = sys.argv[1:4]
+rows = list(csv.DictReader(open(path)))
+med = {}
+for (s, b) in sorted({(int(r['scale']), r['binary']) for r in rows}):
+    med[(s, b)] = statistics.median(float(r[column]) for r in rows if int(r['scale']) == s and r['binary'] == b)
+for (s, b), t in sorted(med.items()):
+    s0 = min(x for x, y in med if y == b)
+    per = t / (1 << s) / (med[(s0, b)] / (1 << s0))
+    print(f"SCALE {s} binary {b}: {what} median {t:.2f} s, per tuple {per:.2f}x SCALE {s0}'s")
+PY
+}

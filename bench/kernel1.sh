@@ -40,15 +40,4 @@ PY
     done
   done
 done
-python3 - "$out" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-med = {}
-for (s, b) in sorted({(int(r['scale']), r['binary']) for r in rows}):
-    t = statistics.median(float(r['csr_build_s']) for r in rows if int(r['scale']) == s and r['binary'] == b)
-    med[(s, b)] = t
-for (s, b), t in sorted(med.items()):
-    s0 = min(x for x, y in med if y == b)
-    per = t / (1 << s) / (med[(s0, b)] / (1 << s0))
-    print(f"SCALE {s} binary {b}: kernel 1 CSR build median {t:.2f} s, per tuple {per:.2f}x SCALE {s0}'s")
-PY
+growth_medians "$out" csr_build_s "kernel 1 CSR build"

@@ -54,48 +54,6 @@ void finish_writer(CsrWriter& writer, const DistGraph<Id>& g, double build_secon
 
 }  // namespace
 
-template <class Id, class Pair>
-RowSpill<Id, Pair>::RowSpill(const std::string& dir, uint64_t pairs)
-    : file_(dir, std::max<uint64_t>(1, (pairs + kBlockPairs - 1) / kBlockPairs) * kBlockPairs * sizeof(Pair),
-            "kernel 1's rows of this rank"),
-      block_(kBlockPairs * sizeof(Pair)), hashes_(), dir_(dir) {}
-
-template <class Id, class Pair>
-void RowSpill<Id, Pair>::add(std::span<const Pair> pairs) {
-  Pair* block = reinterpret_cast<Pair*>(block_.data());
-  for (const Pair& p : pairs) {
-    block[in_block_++] = p;
-    if (in_block_ == kBlockPairs) flush();
-  }
-}
-template <class Id, class Pair>
-void RowSpill<Id, Pair>::flush() {
-  if (in_block_ == 0) return;
-  const uint64_t bytes = in_block_ * sizeof(Pair);
-  std::memset(block_.data() + bytes, 0, align_up(bytes) - bytes);
-  hashes_.push_back(xxh3(block_.data(), bytes));
-  if ((pairs_ + in_block_) * sizeof(Pair) > file_.bytes())
-    throw Error("internal error: kernel 1 received more rows than this rank's degrees add up to");
-  file_.write(pairs_ / kBlockPairs * kBlockPairs * sizeof(Pair), block_.data(), align_up(bytes));
-  pairs_ += in_block_;
-  in_block_ = 0;
-}
-template <class Id, class Pair>
-void RowSpill<Id, Pair>::finish() { flush(); }
-
-template <class Id, class Pair>
-void RowSpill<Id, Pair>::for_each_block(const std::function<void(std::span<const Pair>)>& fn) const {
-  AlignedBuffer buffer(kBlockPairs * sizeof(Pair));
-  for (uint64_t b = 0; b < hashes_.size(); ++b) {
-    const uint64_t count = std::min(kBlockPairs, pairs_ - b * kBlockPairs), bytes = count * sizeof(Pair);
-    file_.read(b * kBlockPairs * sizeof(Pair), buffer.data(), align_up(bytes));
-    if (xxh3(buffer.data(), bytes) != hashes_[b])
-      throw Error(fmt::format("kernel 1's rows of this rank in {} do not read back as written (block {}): a storage "
-                              "fault", dir_, b));
-    fn({reinterpret_cast<const Pair*>(buffer.data()), count});
-  }
-}
-
 uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int threads) {
   const uint64_t buffers = dax ? 0 : io_buffer_bytes(threads, io);
   if (!dax && budget < buffers)
@@ -117,28 +75,19 @@ void RankRows<Id, Entry>::write(const std::string& dir, const DistGraph<Id>& g, 
 }
 
 template <class Id, class Entry>
-int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id, Pair>& spill,
-                                    uint64_t rows_bytes, uint64_t graph_hash, int scale, double started, bool pmem) {
-  const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Entry));
-  std::vector<uint64_t> raw(local + 1, 0);
-  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
+int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill,
+                                    uint64_t graph_hash, int scale, double started, bool pmem) {
+  const std::vector<uint64_t>& raw = spill.raw;
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, kWeighted), pmem);
-  writer.reserve_part(0, raw[local]);
-  g.offsets.assign(local + 1, 0);
+  writer.reserve_part(0, raw.back());
+  g.offsets.assign(g.local_count() + 1, 0);
   uint64_t write = 0;
-  int passes = 0;
-  for (uint64_t i0 = 0; i0 < local; ++passes) {
-    uint64_t i1 = i0 + 1;  // this pass builds lists [i0, i1): at most cap entries, or one longer list
-    while (i1 < local && raw[i1 + 1] - raw[i0] <= cap) ++i1;
+  for (size_t k = 0; k < spill.ranges(); ++k) {
+    const uint64_t i0 = spill.bounds[k], i1 = spill.bounds[k + 1];
     NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
-    spill.for_each_block([&](std::span<const Pair> pairs) {
-      for (const Pair& p : pairs) {
-        if (p.first < i0 || p.first >= i1) continue;
-        Entry& at = rows[cursor[p.first - i0]++ - raw[i0]];
-        if constexpr (kWeighted) at = {p.second, p.w};
-        else at = p.second;
-      }
+    spill.buckets.for_each_batch(k, [&](const uint32_t* list, const Entry* entry, size_t count) {
+      for (size_t j = 0; j < count; ++j) rows[build_detail::fetch_add(cursor[list[j]], uint64_t(1)) - raw[i0]] = entry[j];
     });
     uint64_t kept = 0;
     if constexpr (kWeighted) {
@@ -149,11 +98,10 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, co
     }
     writer.append(0, rows.data(), kept);
     write += kept;
-    i0 = i1;
   }
-  g.offsets[local] = write;
+  g.offsets[g.local_count()] = write;
   finish_writer(writer, g, omp_get_wtime() - started);
-  return passes;
+  return int(spill.ranges());
 }
 
 template <class Id, class Entry>
@@ -223,9 +171,6 @@ Error RankRows<Id, Entry>::corrupted(const Entry* at) const {
                            report_.dir), Error::kFixSaid);
 }
 
-template class RowSpill<uint32_t>;
-template class RowSpill<uint64_t>;
-template class RowSpill<uint32_t, WeightedPair<uint32_t>>;
 template class RankRows<uint32_t>;
 template class RankRows<uint64_t>;
 template class RankRows<uint32_t, NodeWeight<uint32_t>>;

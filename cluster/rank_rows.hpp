@@ -6,8 +6,9 @@
 // holds beside the I/O buffers; dax: none without a budget) and reads the tails with io_uring
 // (bfs/tail_reads.hpp), or, dax, in place from the mapping; every id read from storage is checked.
 #pragma once
+#include <omp.h>
+
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <memory>
 #include <optional>
@@ -18,12 +19,12 @@
 #include "bfs/tail_reads.hpp"
 #include "cluster/dist_graph.hpp"
 #include "engine/csr.hpp"
+#include "engine/edge_buckets.hpp"
 #include "engine/edge_cache.hpp"
 #include "engine/topology.hpp"
 #include "core/error.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/pmem_map.hpp"
-#include "storage/spill_file.hpp"
 
 namespace strata {
 
@@ -34,33 +35,67 @@ struct RankRowsReport {
   double stored_build_seconds = 0;  // how long the build that wrote the rows took
   uint64_t disk_bytes = 0;
   uint64_t k = 0;                 // the edge cache's prefix length
-  int build_passes = 0;           // passes over the spilled rows (0: reused, or built in DRAM)
+  uint64_t bucket_bytes = 0;      // the received rows as coded in their buckets
+  int build_passes = 0;           // ranges built, each from its bucket of the received rows (0: reused, or in DRAM)
   uint64_t cache_bytes = 0, io_buffer_bytes = 0, budget = 0;
   bool dax = false, is_pmem = false;
 };
 
-// A rank's raw rows on its own storage while kernel 1 receives them: (local index, degree rank) pairs -- kernel
-// 3's with the weight, WeightedPair -- in blocks of kBlockPairs, in an unlinked scratch file reserved up front
-// (storage/spill_file.hpp), each block's XXH3 kept in DRAM and checked when it is read back (a storage fault is
-// an error, never wrong rows).
-template <class Id, class Pair = IdPair<Id>>
-class RowSpill {
+// A rank's raw rows on its own storage while kernel 1 receives them: the one-process build's external
+// distribution (engine/edge_buckets.hpp), one bucket per range of lists that a build pass holds in DRAM, so that
+// each range is then built from its own bucket. The received rows are written and read once, whatever the budget
+// (a pass over all of them per range grew with the rank's graph / DRAM). Entry: kernel 2's degree ranks, or kernel
+// 3's (degree rank, weight) pairs.
+template <class Id, class Entry = Id>
+class RowBuckets {
  public:
-  static constexpr uint64_t kBlockPairs = uint64_t(1) << 17;
-  RowSpill(const std::string& dir, uint64_t pairs);
-  void add(std::span<const Pair> pairs);  // appends, in order
-  void finish();                          // writes the last, partial block
-  // fn(pairs of one block), every block in order, each checked against its checksum.
-  void for_each_block(const std::function<void(std::span<const Pair>)>& fn) const;
-  uint64_t bytes() const { return file_.bytes(); }
+  static constexpr bool kWeighted = !std::is_same_v<Id, Entry>;
+  using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;  // what kernel 1 scatters
+  // Ranges of g's local lists, each at most rows_bytes of entries (a longer list alone), from g's raw degrees; the
+  // buckets in an unlinked file in dir, staged within stage_bytes of DRAM.
+  RowBuckets(const std::string& dir, const DistGraph<Id>& g, uint64_t rows_bytes, uint64_t stage_bytes)
+      : bounds(range_bounds(g, rows_bytes)), raw(raw_starts(g)), buckets(bounds, range_entries(), g.n, dir,
+            EdgeBuckets<Id, Entry>::reserve_bytes(raw.back() / 2 + 1),
+            std::max(EdgeBuckets<Id, Entry>::kMinStage,  // a tiny budget: a little over it, not a block an entry
+                     EdgeBuckets<Id, Entry>::stage_for(stage_bytes, omp_get_max_threads(), bounds.size() - 1))) {}
+  // A round's received pairs (the owner's degree rank first, `ranks` ranks), on the OpenMP team.
+  void add(std::span<const Pair> pairs, Id ranks) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const Pair& p = pairs[i];
+      if constexpr (kWeighted) buckets.add(size_t(omp_get_thread_num()), p.first / ranks, Entry{p.second, p.w});
+      else buckets.add(size_t(omp_get_thread_num()), p.first / ranks, p.second);
+    }
+  }
+  size_t ranges() const { return bounds.size() - 1; }
+
+  std::vector<uint64_t> bounds;  // range k: local lists [bounds[k], bounds[k + 1])
+  std::vector<uint64_t> raw;     // local list i's raw entries start at raw[i]
+  EdgeBuckets<Id, Entry> buckets;
 
  private:
-  void flush();
-  SpillFile file_;
-  AlignedBuffer block_;
-  uint64_t pairs_ = 0, in_block_ = 0;
-  std::vector<uint64_t> hashes_;
-  std::string dir_;
+  static std::vector<uint64_t> raw_starts(const DistGraph<Id>& g) {
+    std::vector<uint64_t> r(g.local_count() + 1, 0);
+    for (uint64_t i = 0; i < g.local_count(); ++i) r[i + 1] = r[i] + g.raw_degree[i];
+    return r;
+  }
+  static std::vector<uint64_t> range_bounds(const DistGraph<Id>& g, uint64_t rows_bytes) {
+    const std::vector<uint64_t> r = raw_starts(g);
+    const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Entry));
+    std::vector<uint64_t> b = {0};
+    for (uint64_t i0 = 0; i0 < local;) {
+      uint64_t i1 = i0 + 1;
+      while (i1 < local && r[i1 + 1] - r[i0] <= cap) ++i1;
+      b.push_back(i0 = i1);
+    }
+    if (b.size() == 1) b.push_back(0);  // no local vertex: one empty range
+    return b;
+  }
+  std::vector<uint64_t> range_entries() const {
+    std::vector<uint64_t> e(bounds.size() - 1);
+    for (size_t k = 0; k + 1 < bounds.size(); ++k) e[k] = raw[bounds[k + 1]] - raw[bounds[k]];
+    return e;
+  }
 };
 
 // Where rank `rank` of `ranks` keeps its rows under base (--rank-dir, or the graph directory): kernel 2's in
@@ -80,10 +115,10 @@ class RankRows {
   static void write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
                     double build_seconds, bool pmem)
     requires(!kWeighted);
-  // The same from spilled raw rows, in passes over the spill that each hold at most `rows_bytes` of rows in DRAM
-  // (a list longer than that is one pass of its own); fills g's offsets. Returns the passes.
-  static int write_from(const std::string& dir, DistGraph<Id>& g, const RowSpill<Id, Pair>& spill, uint64_t rows_bytes,
-                        uint64_t graph_hash, int scale, double started, bool pmem);
+  // The same from the received raw rows, each range of lists built in DRAM from its own bucket (then handed
+  // back); fills g's offsets. Returns the ranges built.
+  static int write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill, uint64_t graph_hash,
+                        int scale, double started, bool pmem);
 
   // Opens dir's rows for g (order_vertices' result: its raw degrees must match the stored ones), loads the
   // offsets into g and the edge cache within budget (the lists of at least hub_degree entries whole, the others'

@@ -119,11 +119,11 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   struct Plain {
     char host[64], rows_dir[512];
     int32_t rank, threads, rows_reused, passes;
-    uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read;
+    uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read, buckets;
   } p{};
   p = {{}, {}, mine.rank, mine.threads, mine.rows_reused, mine.build_passes, mine.first_vertex, mine.end_vertex, mine.directed_edges,
        mine.dram_bytes, mine.build_bytes_sent, mine.search_bytes_sent, mine.on_mem_edges, mine.edge_cache_bytes,
-       mine.dram_budget, mine.disk_bytes, mine.bytes_read};
+       mine.dram_budget, mine.disk_bytes, mine.bytes_read, mine.build_bucket_bytes};
   std::strncpy(p.host, mine.host.c_str(), sizeof(p.host) - 1);
   std::strncpy(p.rows_dir, mine.rows_dir.c_str(), sizeof(p.rows_dir) - 1);
   std::vector<std::vector<Plain>> send(comm.size());
@@ -131,7 +131,7 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   std::vector<RankReport> all;
   for (const Plain& q : comm.exchange(send))
     all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent, q.rows_dir,
-                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes});
+                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes, q.buckets});
   return all;
 }
 
@@ -216,23 +216,21 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   if (comm.sum(made.reused ? 0 : 1) == 0) return made;
   uint64_t raw_entries = 0;
   for (uint64_t d : g.raw_degree) raw_entries += d;
-  std::optional<RowSpill<Id, typename Rows::Pair>> spill;
-  if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), raw_entries);
-  const Id ranks = Id(comm.size());
-  scatter_tuples_as<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {
-    if (!spill) return;
-    for (auto& p : got) p.first /= ranks;  // the owner's degree rank to its local index
-    spill->add(got);
-  });
-  if (!spill) return made;
-  spill->finish();
-  build.raw_entries = raw_entries;
-  const double w0 = now();
-  // A pass's rows: the budget less the I/O buffers and the spill's read block, at least 1 MiB (a dax budget
-  // of a few MiB built its rows one list a pass: hours for SCALE 17).
+  // A range's rows: the budget less the I/O buffers and the buckets' read blocks, at least 1 MiB (a dax budget
+  // of a few MiB built its rows one list a pass: hours for SCALE 17). The received rows are staged in half of it.
   const uint64_t rows_bytes = at.budget == 0 ? at.share_of_node
                                              : std::max<uint64_t>(at.budget - at.io_buffers, 2 << 20) - (1 << 20);
-  made.build_passes = Rows::write_from(made.dir, g, *spill, rows_bytes, graph_hash, share.source.spec().scale, t0, at.dax);
+  std::optional<RowBuckets<Id, Entry>> spill;
+  if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), g, rows_bytes, rows_bytes / 2);
+  scatter_tuples_as<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {
+    if (spill) spill->add(got, Id(comm.size()));
+  });
+  if (!spill) return made;
+  spill->buckets.finish();
+  made.bucket_bytes = spill->buckets.written_bytes();
+  build.raw_entries = raw_entries;
+  const double w0 = now();
+  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax);
   made.write_seconds = now() - w0;
   return made;
 }
@@ -253,6 +251,7 @@ void load_rows(std::optional<RankRows<Id, Entry>>& rows, const RankRowsReport& m
   rows->report().reused = made.reused;
   rows->report().write_seconds = made.write_seconds;
   rows->report().build_passes = made.build_passes;
+  rows->report().bucket_bytes = made.bucket_bytes;
 }
 
 // Tiered kernel 1: the vertex order, then each kernel's rows from its directory, built where any rank lacks
@@ -558,6 +557,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
     mine.dram_budget = rr.budget;
     mine.disk_bytes = rr.disk_bytes;
     mine.build_passes = rr.build_passes;
+    mine.build_bucket_bytes = rr.bucket_bytes;
     mine.bytes_read = totals.bytes_read;
     r.placement.on_mem_edges = rr.k;
     r.placement.hub_degree = cfg.place.hub_degree;

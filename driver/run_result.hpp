@@ -120,7 +120,8 @@ struct RankReport {
   std::string rows_dir;
   bool rows_reused = false;
   uint64_t on_mem_edges = 0, edge_cache_bytes = 0, dram_budget = 0, disk_bytes = 0, bytes_read = 0;
-  int build_passes = 0;  // passes over its spilled rows building them (0: reused)
+  int build_passes = 0;  // ranges built, each from its bucket of the received rows (0: reused)
+  uint64_t build_bucket_bytes = 0;  // the received rows as written to its buckets (0: reused)
 };
 
 struct RunResult {

@@ -27,8 +27,10 @@ ranks = j["mpi"]["ranks"]
 assert len(ranks) == p and all(not r["rows_reused"] and r["dram_budget"] == 9 << 20 for r in ranks)
 assert all(r["rows_dir"].endswith(f"mpi-p{p}/rank-{r['rank']}") for r in ranks)
 assert sum(r["bytes_read"] for r in ranks) > 0 and j["bytes_read"] > 0
-# built from rows spilled to the rank's storage, in passes that each hold at most the budget's rows
+# built from the received rows distributed to buckets on the rank's storage, a range of lists (at most the budget's
+# rows) from each; the buckets coded below the 8 bytes an entry of the pairs
 assert all(r["build_passes"] >= 1 for r in ranks) and (p > 2 or max(r["build_passes"] for r in ranks) > 1), ranks
+assert all(0 < r["build_bucket_bytes"] < 8 * r["directed_edges"] for r in ranks), ranks
 PY
 done
 P=2
@@ -36,8 +38,9 @@ mpi $P run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram
   --json "$tmp/ooc-again.json" >/dev/null 2>&1
 expect "out-of-core reused: exit 0" test $? -eq 0
 expect "out-of-core reused: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc-again.json"
-expect "out-of-core reused: every rank's rows" python3 -c "
-import json; j = json.load(open('$tmp/ooc-again.json')); assert all(r['rows_reused'] for r in j['mpi']['ranks'])"
+expect "out-of-core reused: every rank's rows, no buckets" python3 -c "
+import json; j = json.load(open('$tmp/ooc-again.json'))
+assert all(r['rows_reused'] and r['build_bucket_bytes'] == 0 for r in j['mpi']['ranks'])"
 # Hubs (--hub-degree): each rank keeps its lists of at least that many entries whole in DRAM, the others only on
 # storage (K = 0): the same searches, fewer bytes read than with no cache; a budget that cannot hold a rank's hubs
 # is refused with the figures.
