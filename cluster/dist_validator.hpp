@@ -170,11 +170,11 @@ class DistValidator {
       const Id p = s.parent[i];
       s.level[i] = p == kNoVertex<Id> ? kNoLevel : kUnknown;
       if (p != kNoVertex<Id> && p >= n_ && !weighted_)  // kernel 3: R1, checked by add_sssp
-        fail(s, 1, "vertex " + std::to_string(a_ + i) + " has parent " + std::to_string(p) + ", not a vertex");
+        fail(s, 1, bfs_rules::parent_not_vertex(a_ + i, p));
     }
     if (s.root >= a_ && s.root < b_) {  // kernel 3's root: R4, checked by add_sssp
       if (s.parent[s.root - a_] != s.root) {
-        if (!weighted_) fail(s, 1, "root " + std::to_string(s.root) + " is not its own parent");
+        if (!weighted_) fail(s, 1, bfs_rules::root_not_own_parent(std::to_string(s.root)));
       } else {
         s.level[s.root - a_] = 0;
       }
@@ -270,11 +270,10 @@ class DistValidator {
         Failure& f = found[t][j];
         if ((lu >= 0) != (lv >= 0)) {
           if (f.rule == 0 || f.rule > 4)
-            f = {4, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins a reached and an unreached vertex"};
+            f = {4, bfs_rules::joins_reached_and_unreached(u, v, lu >= 0)};
         } else if (lv >= 0 && (lu - lv > 1 || lv - lu > 1)) {
           if (f.rule == 0)
-            f = {3, "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") joins levels " + std::to_string(lu) +
-                        " and " + std::to_string(lv)};
+            f = {3, bfs_rules::joins_levels(u, v, lu, lv)};
         }
         counted[t][j] += lv >= 0 && lu >= 0;
       }
@@ -285,8 +284,7 @@ class DistValidator {
   void check_tree_edges(Search& s) {
     for (uint64_t i = 0; i < s.count; ++i)
       if (s.level[i] > 0 && !s.tree_edge[i]) {
-        fail(s, 5, "vertex " + std::to_string(a_ + i) + " and its parent " + std::to_string(s.parent[i]) +
-                       " are joined by no input edge");
+        fail(s, 5, bfs_rules::parent_without_edge(a_ + i, s.parent[i]));
         return;
       }
   }

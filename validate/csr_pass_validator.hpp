@@ -129,9 +129,10 @@ class CsrPassValidator {
   void pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step);
   void count_nedge(std::vector<uint64_t>& twice_nedge);
   void check_labels(std::span<int32_t> scratch) const;
-  void finish_vertex(uint64_t v, uint64_t found);  // rule 5 once v's whole list was seen
+  // Rule 5 once v's whole list was seen; d: the step's data holding v's parents (from vertex va), to name them.
+  void finish_vertex(uint64_t v, uint64_t found, const UnitData* d = nullptr, uint64_t va = 0);
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
-  std::string label(uint64_t v) const { return std::to_string(uint64_t(g_.to_input[v])); }
+  uint64_t label(uint64_t v) const { return uint64_t(g_.to_input[v]); }
   void fail(int s, int rule, const std::string& what) {  // s: within the pass's group
     std::lock_guard lock(mutex_);
     note_failure(verdict_[size_t(first_ + s)], rule, what);
@@ -206,7 +207,7 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     differ = fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
                          "the search's array",
                          label(mismatch), uint64_t(s.parent[to_input[mismatch]]),
-                         p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : label(p));
+                         p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : std::to_string(label(p)));
   }
   std::string why;
   int32_t* level = scratch.data();
@@ -332,11 +333,12 @@ void CsrPassValidator<Id>::check_block(const Unit& u, const UnitData& d, Xxh3Str
 }
 
 template <class Id>
-void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found) {
+void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found, const UnitData* d, uint64_t va) {
   for (int s = 0; s < count_; ++s) {
     const uint8_t l = level(s, v);
     if (l != kUnreached && l != 0 && !((found >> s) & 1))
-      fail(s, 5, fmt::format("vertex {} has a parent with which it shares no edge of kernel 1's graph", label(v)));
+      fail(s, 5, d ? bfs_rules::parent_without_edge(label(v), label(d->parent[size_t(s)][v - va]))
+                   : bfs_rules::parent_without_edge(label(v)));
   }
 }
 
@@ -345,11 +347,9 @@ void CsrPassValidator<Id>::say_why(uint64_t v, uint64_t w) {
   for (int s = 0; s < count_; ++s) {
     const uint8_t a = level(s, v), b = level(s, w);
     if ((a == kUnreached) != (b == kUnreached))
-      fail(s, 4, fmt::format("input edge ({},{}) joins reached vertex {} and unreached vertex {}: the tree does not span "
-                             "the component",
-                             label(v), label(w), label(a == kUnreached ? w : v), label(a == kUnreached ? v : w)));
+      fail(s, 4, bfs_rules::joins_reached_and_unreached(label(v), label(w), a != kUnreached));
     else if (a != kUnreached && (a > b + 1 || b > a + 1))
-      fail(s, 3, fmt::format("input edge ({},{}) joins levels {} and {}", label(v), label(w), a, b));
+      fail(s, 3, bfs_rules::joins_levels(label(v), label(w), a, b));
   }
 }
 
@@ -406,14 +406,14 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
       got |= uint64_t(i < len && list[i] == p) << s;
     }
     found[v - u.va] = got;
-    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1) finish_vertex(v, got);
+    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1) finish_vertex(v, got, &d, u.va);
   }
   // The lists cut by the step's edges: the first goes on from the last step, the last goes on into the next.
   if (u.vb == u.va) return;
   uint64_t first = found[0];
   if (g_.offsets[u.va] < u.e0) {
     if (carry_v_ == u.va) first |= carry_found_;
-    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, first);
+    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, first, &d, u.va);
     else carry_v_ = u.va, carry_found_ = first;
   }
   const uint64_t last = u.vb - 1;

@@ -316,7 +316,7 @@ Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> s
 #pragma omp parallel for schedule(static)
   for (uint64_t v = 0; v < n; ++v) from_input[g_.to_input[v]] = Id(v);
   auto level = [&](uint64_t v) -> int32_t { return depth < 255 ? (small[v] == 255 ? -1 : small[v]) : large[v]; };
-  auto label = [&](uint64_t v) { return std::to_string(uint64_t(g_.to_input[v])); };
+  auto label = [&](uint64_t v) { return uint64_t(g_.to_input[v]); };
   uint64_t twice_nedge = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : twice_nedge)
   for (uint64_t v = 0; v < n; ++v) {
@@ -324,17 +324,15 @@ Verdict CsrValidator<Id>::check(const SearchToCheck<Id>& c, std::span<int32_t> s
     for (const Id u : g_.neighbors(v)) {
       const int32_t lu = level(u);
       if ((lv < 0) != (lu < 0)) [[unlikely]]
-        fail(4, "input edge (" + label(v) + "," + label(u) + ") joins reached vertex " + label(lv < 0 ? u : v) +
-                    " and unreached vertex " + label(lv < 0 ? v : u) + ": the tree does not span the component");
+        fail(4, bfs_rules::joins_reached_and_unreached(label(v), label(u), lv >= 0));
       else if (lv - lu > 1 || lu - lv > 1) [[unlikely]]
-        fail(3, "input edge (" + label(v) + "," + label(u) + ") joins levels " + std::to_string(lv) + " and " +
-                    std::to_string(lu));
+        fail(3, bfs_rules::joins_levels(label(v), label(u), lv, lu));
     }
     if (lv < 0) continue;
     twice_nedge += g_.raw_degree(v);
     const uint64_t p = c.parent[g_.to_input[v]];
     if (lv > 0 && find(v, from_input[p]) < 0) [[unlikely]]
-      fail(5, "vertex " + label(v) + " has parent " + std::to_string(p) + " but no input edge joins them");
+      fail(5, bfs_rules::parent_without_edge(label(v), p));
   }
   if (verdict.valid && twice_nedge / 2 != c.nedge)
     fail(6, "nedge mismatch: the search counted " + std::to_string(c.nedge) + ", the input tuples give " +

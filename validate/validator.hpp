@@ -47,6 +47,31 @@ struct Verdict {
 inline std::string rule_message(int rule, const std::string& what) {
   return rule <= 5 ? "rule " + std::to_string(rule) + ": " + what : what;
 }
+// What each BFS rule's breach says (rule_message puts "rule N: " before it), written once for every validator --
+// the tuples', the in-core CSR's, the on-disk CSR's and the ranks' -- so that a fault reads the same whichever
+// one finds it. Vertices are named by input label.
+namespace bfs_rules {
+inline std::string root_not_own_parent(const std::string& root) { return "root " + root + " is not its own parent"; }
+inline std::string parent_not_vertex(uint64_t v, uint64_t p) {
+  return "vertex " + std::to_string(v) + " has parent " + std::to_string(p) + ", not a vertex";
+}
+inline std::string joins_levels(uint64_t u, uint64_t v, int64_t lu, int64_t lv) {
+  return "input edge (" + std::to_string(u) + "," + std::to_string(v) + ") joins levels " + std::to_string(lu) +
+         " and " + std::to_string(lv);
+}
+inline std::string joins_reached_and_unreached(uint64_t u, uint64_t v, bool u_reached) {
+  return "input edge (" + std::to_string(u) + "," + std::to_string(v) + ") joins reached vertex " +
+         std::to_string(u_reached ? u : v) + " and unreached vertex " + std::to_string(u_reached ? v : u) +
+         ": the tree does not span the component";
+}
+inline std::string parent_without_edge(uint64_t v, uint64_t p) {
+  return "vertex " + std::to_string(v) + " has parent " + std::to_string(p) + " but no input edge joins them";
+}
+inline std::string parent_without_edge(uint64_t v) {  // where the parent is not at hand (a vertex without edges)
+  return "vertex " + std::to_string(v) + " has a parent but no input edge";
+}
+}  // namespace bfs_rules
+
 // Records a broken rule in v unless v already holds a lower one (the verdict names the first rule broken).
 inline void note_failure(Verdict& v, int rule, const std::string& what) {
   if (!v.valid && rule >= v.rule) return;
@@ -69,7 +94,7 @@ bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, st
   auto name = [&](uint64_t x) { return std::to_string(names && x < n ? uint64_t(names[x]) : x); };
   std::fill(level, level + n, kNoLevel);
   if (root >= n || parent[root] != root) {
-    why = "root " + name(root) + " is not its own parent";
+    why = bfs_rules::root_not_own_parent(name(root));
     return false;
   }
   level[root] = 0;
@@ -346,13 +371,9 @@ void BatchValidator<Id, Level>::say_why(uint64_t u, uint64_t v) {
     if (tree_broken_[i]) continue;
     const Level a = level(i, u), c = level(i, v);
     if ((a == kUnreached) != (c == kUnreached)) {
-      const uint64_t in = a == kUnreached ? v : u, out = a == kUnreached ? u : v;
-      fail(i, 4, "input edge (" + std::to_string(u) + "," + std::to_string(v) + ") joins reached vertex " +
-                     std::to_string(in) + " and unreached vertex " + std::to_string(out) +
-                     ": the tree does not span the component");
+      fail(i, 4, bfs_rules::joins_reached_and_unreached(u, v, a != kUnreached));
     } else if (a != kUnreached && (int32_t(a) - int32_t(c) > 1 || int32_t(c) - int32_t(a) > 1)) {
-      fail(i, 3, "input edge (" + std::to_string(u) + "," + std::to_string(v) + ") joins levels " + std::to_string(a) +
-                     " and " + std::to_string(c));
+      fail(i, 3, bfs_rules::joins_levels(u, v, a, c));
     }
   }
 }
@@ -368,8 +389,7 @@ std::vector<Verdict> BatchValidator<Id, Level>::finish() {
       for (uint64_t v = 0; v < n_; ++v)
         if (v != s.root && level(i, v) != kUnreached && !seen(i, v)) first = std::min(first, v);
       if (first < n_)
-        fail(i, 5, "vertex " + std::to_string(first) + " has parent " + std::to_string(parent(i, first)) +
-                       " but no input edge joins them");
+        fail(i, 5, bfs_rules::parent_without_edge(first, uint64_t(parent(i, first))));
     }
     Verdict& v = verdict_[i];
     v.nedge = nedge_[i].load();
