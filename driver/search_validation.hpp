@@ -121,23 +121,14 @@ struct CsrPassValidation {
     if (!more) check(false);
   }
   void check(bool more) {  // the pass for the searches waiting, the cache lent and given back if asked
-    if (waiting.empty()) return;
-    const double t0 = now();
-    if (lend_cache) pg.cache.adj = NumaArray<Id>();
-    output.release(0, output.size());  // both parent arrays' pages, until the next search writes them
-    bfs.release_idle_memory();
-    const std::string what = fmt::format("searches {}-{} in one pass over the on-disk CSR", waiting.front(), waiting.back());
-    const std::vector<Verdict> verdicts = batch.check([&](uint64_t d, uint64_t t) { hooks.report("validation", d, t, what); });
-    result.validation.csr_passes += batch.last_passes();
-    if (lend_cache && more) {
-      const double r0 = now();
-      reload_edge_cache(pg, false, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
-      result.validation.cache_reload_time += now() - r0;
-    }
-    const double each = (busy + now() - t0) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) result.record_verdict(waiting[j], verdicts[j], each);
-    waiting.clear();
-    busy = 0;
+    lent_pass(pg, false, lend_cache, more, waiting, busy, result, hooks, [&] {
+      output.release(0, output.size());  // both parent arrays' pages, until the next search writes them
+      bfs.release_idle_memory();
+      const std::string what = fmt::format("searches {}-{} in one pass over the on-disk CSR", waiting.front(), waiting.back());
+      std::vector<Verdict> verdicts = batch.check([&](uint64_t d, uint64_t t) { hooks.report("validation", d, t, what); });
+      result.validation.csr_passes += batch.last_passes();
+      return verdicts;
+    }, [&](size_t i, const Verdict& v, double seconds) { result.record_verdict(i, v, seconds); });
   }
 };
 

@@ -58,19 +58,10 @@ struct SsspStoredValidation {
     if (!waiting.empty() && (batch.full() || !more)) check(more);
   }
   void check(bool more) {
-    const double t0 = now();
-    if (lend_cache) pg.weighted_cache.adj = NumaArray<NodeWeight<Id>>();
-    const std::vector<Verdict> verdicts = batch.check();
-    ++result.validation.sssp_passes;
-    if (lend_cache && more) {
-      const double r0 = now();
-      reload_edge_cache(pg, true, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
-      result.validation.cache_reload_time += now() - r0;
-    }
-    const double each = (busy + now() - t0) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) result.record_sssp_verdict(waiting[j], verdicts[j], each);
-    waiting.clear();
-    busy = 0;
+    lent_pass(pg, true, lend_cache, more, waiting, busy, result, hooks, [&] {
+      ++result.validation.sssp_passes;
+      return batch.check();
+    }, [&](size_t i, const Verdict& v, double seconds) { result.record_sssp_verdict(i, v, seconds); });
   }
 };
 

@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/timer.hpp"
 #include "core/units.hpp"
+#include "driver/run_result.hpp"
 #include "engine/memory.hpp"
 #include "engine/prepare.hpp"
 #include "storage/file.hpp"
@@ -123,6 +126,29 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
                        : fmt::format("{} of DRAM for one search's batch, {} with the edge cache lent",
                                      human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
   return plan;
+}
+
+// A batch's pass against the on-disk CSR, as both kernels run it: the edge cache (kernel 2's, or kernel 3's when
+// weighted) lent to the pass and reloaded where more searches follow; each waiting search charged an equal share
+// of its add's and the pass's time. pass() returns the batch's verdicts in the order added; record(index,
+// verdict, seconds) takes each.
+template <class Id, class Pass, class Record>
+void lent_pass(PlacedGraph<Id>& pg, bool weighted, bool lend, bool more, std::vector<size_t>& waiting, double& busy,
+               RunResult& result, const RunHooks& hooks, Pass&& pass, Record&& record) {
+  if (waiting.empty()) return;
+  const double t0 = now();
+  if (lend && weighted) pg.weighted_cache.adj = NumaArray<NodeWeight<Id>>();
+  else if (lend) pg.cache.adj = NumaArray<Id>();
+  const std::vector<Verdict> verdicts = pass();
+  if (lend && more) {
+    const double r0 = now();
+    reload_edge_cache(pg, weighted, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
+    result.validation.cache_reload_time += now() - r0;
+  }
+  const double each = (busy + now() - t0) / double(waiting.size());
+  for (size_t j = 0; j < waiting.size(); ++j) record(waiting[j], verdicts[j], each);
+  waiting.clear();
+  busy = 0;
 }
 
 }  // namespace strata
