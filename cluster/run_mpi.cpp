@@ -364,19 +364,29 @@ struct SearchTotals {
   uint64_t bytes_sent = 0, bytes_read = 0;  // this rank's, over the timed searches
 };
 
-// Kernel 2 and validation: the reference's roots, a warm-up, each search timed alone between barriers (the
-// slowest rank's time), validated in batches of `slots` as they end.
-// Kernel 2 across the ranks for time_searches: every rank starts a search together and the slowest rank's
-// time counts; each search's output joins the validation batch, checked in one pass over the tuples when full.
+// What makes a kernel's searches a run across the ranks for time_searches: every rank starts a search together
+// and the slowest rank's time counts; progress is shown by rank 0 alone.
+struct AcrossRanks {
+  const Comm& comm;
+  void align() const { comm.barrier(); }
+  double slowest(double seconds) const { return comm.max(seconds); }
+  RunHooks shown(const RunHooks& hooks) const {
+    RunHooks h = hooks;
+    if (!comm.root()) h.progress = nullptr;
+    return h;
+  }
+};
+
+// Kernel 2 across the ranks, a search timed alone between barriers; each search's output joins the validation
+// batch, checked in one pass over the tuples when full.
 template <class Id, class Source>
-struct DistBfsKernel {
+struct DistBfsKernel : AcrossRanks {
   const RunConfig& cfg;
   const RunHooks& hooks;
   RunResult& r;
   const TupleShare<Source>& share;
   const DistGraph<Id>& g;
   DistBfs<Id>& bfs;
-  const Comm& comm;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
   std::optional<DistValidation<Id, Source>>& validation;
@@ -385,8 +395,6 @@ struct DistBfsKernel {
   SearchTotals totals{};
   uint64_t read_before = 0;  // this rank's bytes read before the search just run
 
-  void align() const { comm.barrier(); }
-  double slowest(double seconds) const { return comm.max(seconds); }
   void search(size_t i) {
     read_before = bfs.bytes_read();
     stats = bfs.search(internal[i], out.data());
@@ -412,24 +420,21 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   std::optional<DistValidation<Id, Source>> validation;
   if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots), share, comm, hooks, r, "searches");
   std::vector<Id> out(g.local_count());
-  DistBfsKernel<Id, Source> kernel{cfg, hooks, r, share, g, bfs, comm, roots, internal, validation, out};
-  RunHooks shown = hooks;  // progress on rank 0 alone
-  if (!comm.root()) shown.progress = nullptr;
-  time_searches(kernel, roots, r.searches, shown, "kernel 2");
+  DistBfsKernel<Id, Source> kernel{{comm}, cfg, hooks, r, share, g, bfs, roots, internal, validation, out};
+  time_searches(kernel, roots, r.searches, kernel.shown(hooks), "kernel 2");
   return kernel.totals;
 }
 
 // Kernel 3 across the ranks for time_searches, as DistBfsKernel is kernel 2: each result's facts gathered by
 // input label, then the result joins the validation batch (R1-R8), checked in one pass over the weighted tuples.
 template <class Id, class Search>
-struct DistSsspKernel {
+struct DistSsspKernel : AcrossRanks {
   const RunConfig& cfg;
   const RunHooks& hooks;
   RunResult& r;
   const TupleShare<GeneratedEdges>& wshare;
   const DistGraph<Id>& g;
   Search& sssp;
-  const Comm& comm;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
   std::optional<DistValidation<Id, GeneratedEdges>>& validation;
@@ -439,8 +444,6 @@ struct DistSsspKernel {
   SearchTotals totals{};
   uint64_t sent_before = 0, read_before = 0;  // this rank's bytes sent and read before the search just run
 
-  void align() const { comm.barrier(); }
-  double slowest(double seconds) const { return comm.max(seconds); }
   void search(size_t i) {
     sent_before = sssp.bytes_sent();
     read_before = sssp.bytes_read();
@@ -480,10 +483,8 @@ SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleSh
     validation.emplace(DistValidator<Id>(g.n, comm, slots, /*weighted=*/true), wshare, comm, hooks, r, "SSSP searches");
   std::vector<float> dist(g.local_count());
   std::vector<Id> parent(g.local_count());
-  DistSsspKernel<Id, Search> kernel{cfg, hooks, r, wshare, g, sssp, comm, roots, internal, validation, dist, parent};
-  RunHooks shown = hooks;
-  if (!comm.root()) shown.progress = nullptr;
-  time_searches(kernel, roots, r.sssp_searches, shown, "kernel 3");
+  DistSsspKernel<Id, Search> kernel{{comm}, cfg, hooks, r, wshare, g, sssp, roots, internal, validation, dist, parent};
+  time_searches(kernel, roots, r.sssp_searches, kernel.shown(hooks), "kernel 3");
   return kernel.totals;
 }
 
