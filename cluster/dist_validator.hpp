@@ -215,6 +215,16 @@ class DistValidator {
       }
   }
 
+  // A tuple pass's findings, by thread and search, folded into each search: the entries counted, the first
+  // failure (the lowest rule a thread found).
+  void fold(std::vector<std::vector<Failure>>& found, const std::vector<std::vector<uint64_t>>& counted) {
+    for (int j = 0; j < size(); ++j)
+      for (size_t t = 0; t < found.size(); ++t) {
+        searches_[j].counted += counted[t][size_t(j)];
+        if (found[t][size_t(j)].rule) fail(searches_[j], found[t][size_t(j)].rule, std::move(found[t][size_t(j)].what));
+      }
+  }
+
   // Rules 3 and 4 and nedge for every search of the batch over this rank's share of the tuples; rule 5's tree
   // edges marked as seen. Hop 2 carries (v, u, u's level in each search): 2 + slots words.
   template <class Source>
@@ -246,11 +256,7 @@ class DistValidator {
       }
       check_at_v(second.exchange(comm_), found, counted);
     });
-    for (int j = 0; j < k; ++j)
-      for (int t = 0; t < threads; ++t) {
-        searches_[j].counted += counted[t][j];
-        if (found[t][j].rule) fail(searches_[j], found[t][j].rule, std::move(found[t][j].what));
-      }
+    fold(found, counted);
   }
 
   // Hop 2's end, at v's owner: each (v, u, u's levels) against v's levels (rules 3 and 4), u marked as v's
@@ -322,11 +328,7 @@ class DistValidator {
       }
       check_at_y(second.exchange(comm_), found, counted);
     });
-    for (int j = 0; j < k; ++j)
-      for (int t = 0; t < threads; ++t) {
-        searches_[j].counted += counted[t][j];
-        if (found[t][j].rule) fail(searches_[j], found[t][j].rule, std::move(found[t][j].what));
-      }
+    fold(found, counted);
   }
 
   // Hop 2's end, at y's owner: each (y, x, w, x's distances) against y's (R5a: both reached or neither; R5b:
