@@ -19,6 +19,7 @@
 #include "cluster/dist_graph.hpp"
 #include "cluster/dist_sssp.hpp"
 #include "cluster/dist_validator.hpp"
+#include "cluster/rank_rows.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
@@ -475,6 +476,49 @@ TEST(VertexDeal, OwnerIsTheQuotientAtEveryIdWidth) {
       for (const uint64_t id : ids)
         ASSERT_EQ(uint64_t(deal.owner(id)), id / deal.span) << scale << " " << ranks << " " << id;
     }
+}
+
+
+// A rank's received rows on storage (RowBuckets): ranges of at most the budget's rows cover the rank's lists, a
+// list longer than that alone; every pair put in comes back once, in its range, as (list, entry).
+TEST(RowBuckets, RangesCoverTheListsAndGiveBackWhatWasPut) {
+  test::TempDir tmp;
+  DistGraph<uint32_t> g;
+  g.n = 1000, g.lo = 0, g.hi = 300;
+  std::mt19937_64 rng(7);
+  for (uint64_t i = 0; i < 300; ++i) g.raw_degree.push_back(i == 5 ? 5000 : rng() % 40);  // list 5: over a range
+  constexpr uint64_t kRowsBytes = 4096;  // 1024 entries a range
+  RowBuckets<uint32_t> rows(tmp.path(), g, kRowsBytes, 1 << 20);
+  ASSERT_GE(rows.ranges(), 3u);
+  EXPECT_EQ(rows.bounds.front(), 0u);
+  EXPECT_EQ(rows.bounds.back(), 300u);
+  for (size_t k = 0; k < rows.ranges(); ++k) {
+    const uint64_t lo = rows.bounds[k], hi = rows.bounds[k + 1];
+    ASSERT_LT(lo, hi);
+    if (hi - lo > 1) {
+      EXPECT_LE((rows.raw[hi] - rows.raw[lo]) * 4, kRowsBytes) << "range " << k;
+    }
+  }
+  EXPECT_NE(std::find(rows.bounds.begin(), rows.bounds.end(), 5u), rows.bounds.end()) << "list 5 starts a range";
+  EXPECT_NE(std::find(rows.bounds.begin(), rows.bounds.end(), 6u), rows.bounds.end()) << "and has it alone";
+  const uint32_t ranks = 3;  // pairs name the owner's degree rank: list i is rank i * ranks + r
+  std::vector<IdPair<uint32_t>> pairs;
+  std::multiset<std::pair<uint64_t, uint64_t>> put, got;
+  for (uint64_t i = 0; i < 300; ++i)
+    for (uint64_t j = 0; j < g.raw_degree[i]; ++j) {
+      pairs.push_back({uint32_t(i * ranks + 1), uint32_t(rng() % g.n)});
+      put.insert({i, pairs.back().second});
+    }
+  std::shuffle(pairs.begin(), pairs.end(), rng);
+  rows.add(pairs, ranks);
+  rows.buckets.finish();
+  for (size_t k = 0; k < rows.ranges(); ++k)
+    rows.buckets.for_each_batch(k, [&](const uint32_t* list, const uint32_t* entry, size_t count) {
+#pragma omp critical
+      for (size_t j = 0; j < count; ++j) got.insert({rows.bounds[k] + list[j], entry[j]});
+    });
+  EXPECT_TRUE(got == put) << got.size() << " rows back of " << put.size();
+  EXPECT_LT(rows.buckets.written_bytes(), put.size() * 8) << "coded below the pairs' 8 bytes an entry";
 }
 
 }  // namespace
