@@ -86,9 +86,7 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
     const uint64_t i0 = spill.bounds[k], i1 = spill.bounds[k + 1];
     NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
-    spill.buckets.for_each_batch(k, [&](const uint32_t* list, const Entry* entry, size_t count) {
-      for (size_t j = 0; j < count; ++j) rows[build_detail::fetch_add(cursor[list[j]], uint64_t(1)) - raw[i0]] = entry[j];
-    });
+    spill.buckets.fill(k, cursor.data(), rows.data(), raw[i0], [](size_t) {});
     uint64_t kept = 0;
     if constexpr (kWeighted) {
       kept = squish_weighted_rows(rows.data(), raw.data() + i0, i1 - i0, g.offsets.data() + i0, write);

@@ -54,7 +54,7 @@ class RowBuckets {
   // Ranges of g's local lists, each at most rows_bytes of entries (a longer list alone), from g's raw degrees; the
   // buckets in an unlinked file in dir, staged within stage_bytes of DRAM.
   RowBuckets(const std::string& dir, const DistGraph<Id>& g, uint64_t rows_bytes, uint64_t stage_bytes)
-      : bounds(range_bounds(g, rows_bytes)), raw(raw_starts(g)), buckets(bounds, range_entries(), g.n, dir,
+      : raw(raw_starts(g)), bounds(range_bounds(raw, rows_bytes)), buckets(bounds, range_entries(), g.n, dir,
             EdgeBuckets<Id, Entry>::reserve_bytes(raw.back() / 2 + 1),
             std::max(EdgeBuckets<Id, Entry>::kMinStage,  // a tiny budget: a little over it, not a block an entry
                      EdgeBuckets<Id, Entry>::stage_for(stage_bytes, omp_get_max_threads(), bounds.size() - 1))) {}
@@ -69,8 +69,8 @@ class RowBuckets {
   }
   size_t ranges() const { return bounds.size() - 1; }
 
-  std::vector<uint64_t> bounds;  // range k: local lists [bounds[k], bounds[k + 1])
   std::vector<uint64_t> raw;     // local list i's raw entries start at raw[i]
+  std::vector<uint64_t> bounds;  // range k: local lists [bounds[k], bounds[k + 1])
   EdgeBuckets<Id, Entry> buckets;
 
  private:
@@ -79,9 +79,8 @@ class RowBuckets {
     for (uint64_t i = 0; i < g.local_count(); ++i) r[i + 1] = r[i] + g.raw_degree[i];
     return r;
   }
-  static std::vector<uint64_t> range_bounds(const DistGraph<Id>& g, uint64_t rows_bytes) {
-    const std::vector<uint64_t> r = raw_starts(g);
-    const uint64_t local = g.local_count(), cap = std::max<uint64_t>(1, rows_bytes / sizeof(Entry));
+  static std::vector<uint64_t> range_bounds(const std::vector<uint64_t>& r, uint64_t rows_bytes) {
+    const uint64_t local = r.size() - 1, cap = std::max<uint64_t>(1, rows_bytes / sizeof(Entry));
     std::vector<uint64_t> b = {0};
     for (uint64_t i0 = 0; i0 < local;) {
       uint64_t i1 = i0 + 1;

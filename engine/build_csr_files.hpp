@@ -176,6 +176,26 @@ inline std::vector<BuildRange> cut_ranges(const NumaArray<uint64_t>& raw, const 
   return ranges;
 }
 
+// fn(t, a, b, w) for every tuple of source that keep(tuple) accepts, its ends a and b in internal ids (label), w
+// its weight for a weighted build (Entry not Id; 0 else), t the calling thread; count(tuples) after each chunk.
+// Concurrently on the OpenMP team; the weights are drawn only for a weighted build.
+template <class Entry, class Id, class Keep, class Fn, class Count>
+void for_each_labelled_tuple(const GraphDir& source, const NumaArray<Id>& label, Keep&& keep, Fn&& fn, Count&& count) {
+  if constexpr (!std::is_same_v<Entry, Id>) {
+    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
+      const size_t t = size_t(omp_get_thread_num());
+      build_detail::for_each_labelled_if(edges, label, keep, [&](size_t j, Id a, Id b) { fn(t, a, b, weights[j]); });
+      count(edges.size());
+    });
+  } else {
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+      const size_t t = size_t(omp_get_thread_num());
+      build_detail::for_each_labelled_if(edges, label, keep, [&](size_t, Id a, Id b) { fn(t, a, b, 0.0f); });
+      count(edges.size());
+    });
+  }
+}
+
 // One range's lists from a pass over the tuples (no buckets): the ends in [lo, hi) scattered into buffer at
 // their cursors; count(edges) as the pass goes. Only tuples with an end in the range look up their labels.
 template <class Id, class Entry>
@@ -194,20 +214,7 @@ void fill_range_from_tuples(const GraphDir& source, const NumaArray<Id>& label, 
       if (b >= lo && b < hi) scattered.add(t, b, Id(a));
     }
   };
-  auto touches = [&](const Edge& e) { return marks.touches(e); };
-  if constexpr (kWeighted) {
-    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
-      const size_t t = size_t(omp_get_thread_num());
-      build_detail::for_each_labelled_if(edges, label, touches, [&](size_t j, Id a, Id b) { scatter(t, a, b, weights[j]); });
-      count(edges.size());
-    });
-  } else {
-    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-      const size_t t = size_t(omp_get_thread_num());
-      build_detail::for_each_labelled_if(edges, label, touches, [&](size_t, Id a, Id b) { scatter(t, a, b, 0.0f); });
-      count(edges.size());
-    });
-  }
+  for_each_labelled_tuple<Entry>(source, label, [&](const Edge& e) { return marks.touches(e); }, scatter, count);
   scattered.finish();
 }
 
@@ -222,27 +229,17 @@ void distribute_tuples(const GraphDir& source, const NumaArray<Id>& label, EdgeB
     const uint64_t d = done.fetch_add(edges, std::memory_order_relaxed) + edges;
     if (progress && omp_get_thread_num() == 0) progress("distributing the tuples", d, m);
   };
-  if constexpr (!std::is_same_v<Entry, Id>) {
-    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
-      const size_t t = size_t(omp_get_thread_num());
-      build_detail::for_each_labelled(edges, label, [&](size_t j, Id a, Id b) {
-        if (a == b) return;
-        buckets.add(t, a, Entry{b, weights[j]});
-        buckets.add(t, b, Entry{a, weights[j]});
-      });
-      count(edges.size());
-    });
-  } else {
-    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-      const size_t t = size_t(omp_get_thread_num());
-      build_detail::for_each_labelled(edges, label, [&](size_t, Id a, Id b) {
-        if (a == b) return;
-        buckets.add(t, a, b);
-        buckets.add(t, b, a);
-      });
-      count(edges.size());
-    });
-  }
+  auto add = [&](size_t t, Id a, Id b, [[maybe_unused]] float w) {
+    if (a == b) return;
+    if constexpr (!std::is_same_v<Entry, Id>) {
+      buckets.add(t, a, Entry{b, w});
+      buckets.add(t, b, Entry{a, w});
+    } else {
+      buckets.add(t, a, b);
+      buckets.add(t, b, a);
+    }
+  };
+  for_each_labelled_tuple<Entry>(source, label, [](const Edge&) { return true; }, add, count);
   buckets.finish();
 }
 
@@ -333,16 +330,8 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     const std::string phase = fmt::format("{} {} of {} (vertices {}..{})", buckets ? "bucket" : "pass", passes,
                                           ranges.size(), lo, hi);
     lap();
-    if (buckets) {  // a batch's cursor misses, then its writes' misses, started together
-      buckets->for_each_batch(r, [&](const uint32_t* rows, const Entry* entries, size_t count) {
-        uint64_t* const cur = cursor.data() + (buckets->bucket_first(r) - lo);
-        uint64_t at[EdgeBuckets<Id, Entry>::kBatch];
-        for (size_t i = 0; i < count; ++i) __builtin_prefetch(cur + rows[i], 1);
-        for (size_t i = 0; i < count; ++i) {
-          at[i] = build_detail::fetch_add(cur[rows[i]], uint64_t(1)) - base;
-          __builtin_prefetch(buffer.data() + at[i], 1);
-        }
-        for (size_t i = 0; i < count; ++i) buffer[at[i]] = entries[i];
+    if (buckets) {  // bucket r holds exactly the lists [lo, hi)
+      buckets->fill(r, cursor.data(), buffer.data(), base, [&](size_t count) {
         const uint64_t d = done.fetch_add(count, std::memory_order_relaxed) + count;
         if (progress && omp_get_thread_num() == 0 && (d & 0xfffff) < count) progress(phase.c_str(), d, raw[hi] - raw[lo]);
       });

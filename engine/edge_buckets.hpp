@@ -142,6 +142,23 @@ class EdgeBuckets {
   }
   uint64_t bucket_first(size_t k) const { return bounds_[k]; }
 
+  // Bucket k's entries scattered into their lists: entry e of list bucket_first(k) + r goes to out[cursor[r]++ -
+  // base] (cursors from the bucket's first list); a batch's cursor misses, then its writes' misses, started
+  // together. on_batch(entries) after each batch (progress). The bucket is handed back after.
+  template <class OnBatch>
+  void fill(size_t k, uint64_t* cursor, Entry* out, uint64_t base, OnBatch&& on_batch) {
+    for_each_batch(k, [&](const uint32_t* rows, const Entry* entries, size_t count) {
+      uint64_t at[kBatch];
+      for (size_t i = 0; i < count; ++i) __builtin_prefetch(cursor + rows[i], 1);
+      for (size_t i = 0; i < count; ++i) {
+        at[i] = build_detail::fetch_add(cursor[rows[i]], uint64_t(1)) - base;
+        __builtin_prefetch(out + at[i], 1);
+      }
+      for (size_t i = 0; i < count; ++i) out[at[i]] = entries[i];
+      on_batch(count);
+    });
+  }
+
  private:
   static constexpr uint64_t kTable = uint64_t(1) << 16;
   struct Block {
