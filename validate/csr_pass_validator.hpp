@@ -466,12 +466,7 @@ void CsrPassValidator<Id>::count_nedge(std::vector<uint64_t>& twice_nedge) {
 #pragma omp for schedule(static)
     for (uint64_t v = 0; v < n; ++v) {
       const uint64_t raw = g_.raw_degree(v);
-      const uint8_t* row = rows_.data() + v * stride_;
-      if (nibble_) {
-        for (size_t s = 0; s < group; ++s) mine[s] += ((row[s / 2] >> (4 * (s & 1))) & 15) != 15 ? raw : 0;
-      } else {
-        for (size_t s = 0; s < group; ++s) mine[s] += row[s] != kUnreached ? raw : 0;
-      }
+      for (size_t s = 0; s < group; ++s) mine[s] += level(int(s), v) != kUnreached ? raw : 0;
       if (g_.degree(v) == 0) finish_vertex(v, 0);
     }
 #pragma omp critical
