@@ -4,6 +4,7 @@
 # A placement may carry flags joined by '+', e.g. out-of-core+--on-mem-edges+4.
 # Prints per placement the median harmonic-mean TEPS of each binary over RUNS rounds and their ratio
 # (this build / BASE). Used to price changes to the search (e.g. the range checks on ids read from storage).
+# MPI=P runs both under `mpirun -np P` (each rank's rows under the graph directory; THREADS a rank).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 [[ -n ${BASE:-} && -x ${BASE:-} ]] || { echo "set BASE to the other strata binary" >&2; exit 1; }
@@ -12,11 +13,13 @@ shift
 placements=("${@:-in-core}")
 (($#)) || placements=(in-core dax)
 roots=${ROOTS:-16}
+mpi=()
+[[ -n ${MPI:-} ]] && mpi=(mpirun --allow-run-as-root --oversubscribe -np "$MPI")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$strata" generate --scale "$scale" --out "$dir/g" 2>/dev/null
 for p in "${placements[@]}"; do  # build the on-disk CSR once, untimed
-  [[ $p == in-core* ]] || "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" >/dev/null 2>&1
+  [[ $p == in-core* ]] || "${mpi[@]}" "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" >/dev/null 2>&1
 done
 echo "placement,round,binary,harmonic_mean_TEPS"
 for ((r = 1; r <= runs; ++r)); do
@@ -26,7 +29,7 @@ for ((r = 1; r <= runs; ++r)); do
     for side in "${order[@]}"; do
       bin=$strata
       [[ $side == base ]] && bin=$BASE
-      "$bin" run --graph "$dir/g" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
+      "${mpi[@]}" "$bin" run --graph "$dir/g" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
         --json "$dir/r.json" >/dev/null 2>&1
       echo "$p,$r,$side,$(json_get "$dir/r.json" '["bfs_harmonic_mean_TEPS"]')" | tee -a "$dir/all.csv"
     done

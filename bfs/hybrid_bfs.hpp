@@ -194,30 +194,6 @@ class HybridBfs final : public GraphSearch<Id> {
     return added;
   }
 
-  // Where a vertex's prefix starts, found walking g's offsets from the start of its 64-vertex word (the
-  // source keeps only a base per word); in-core (the prefix is the whole list), straight from the offsets.
-  struct PrefixWalk {
-    const HybridBfs& bfs;
-    BlockOffsets::WordEnds ends;
-    uint64_t i = 0, start, prefix;  // vertex 64w + i's list starts at start in g, its prefix at prefix
-    PrefixWalk(const HybridBfs& b, uint64_t w)
-        : bfs(b), ends(b.g_.offsets.word(w)), start(ends.begin()), prefix(b.source_.word_prefix(w)) {}
-    // Moves to vertex 64w + j (j >= i); returns its degree.
-    uint64_t reach(uint64_t j) {
-      if constexpr (!Source::kHasTails) {
-        start = prefix = j == 0 ? ends.begin() : ends(j - 1);
-      } else {
-        for (; i < j; ++i) {
-          const uint64_t next = ends(i);
-          prefix += bfs.source_.prefix_length(next - start);
-          start = next;
-        }
-      }
-      i = j;
-      return ends(j) - start;
-    }
-  };
-
   // Top-down from the frontier bitmap (a queue would cost 2 ids a vertex of O(N) state; scanning the bitmap
   // costs n / 64 words a level, about 1% of a search at SCALE 20).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined) {
@@ -231,7 +207,7 @@ class HybridBfs final : public GraphSearch<Id> {
       const uint64_t w0 = word_begin(p) + c * kSparseChunk, w_end = std::min(word_end(p), w0 + kSparseChunk);
       for (uint64_t w = w0; w < w_end; ++w) {
         if (front[w] == 0) continue;
-        PrefixWalk at(*this, w);
+        ListWalk<Source> at(g_.offsets, source_, w);
         for (uint64_t bits = front[w]; bits; bits &= bits - 1) {
           const uint64_t j = uint64_t(__builtin_ctzll(bits));
           const Id u = Id(w * 64 + j);

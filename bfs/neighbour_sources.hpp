@@ -14,6 +14,11 @@
 //     kDefers, deferred_words()  bottom-up marks the tails instead, a word at a time, for:
 //     bottom_up_finish(claim, io)                  claim(v, first, last) on each marked tail
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
+//   limit_ids(ids)             cached sources: ids read from storage are below ids (default g's n; a rank's
+//                              rows, g its local lists, name the whole distributed id space)
+//
+// ListWalk finds where each list of a word starts, in g and in the source's prefixes, for every search over a
+// source: the one-process search (hybrid_bfs.hpp) and the ranks' (cluster/dist_bfs.hpp).
 //
 // A source decides how a tail is reached (io_uring reads merged in file order, or loads from a mapping);
 // the search decides direction, frontier and claiming. A new tier is one more source here.
@@ -110,7 +115,8 @@ template <class Id>
 class CachedPrefixes {
  public:
   static constexpr bool kChecked = false, kHasTails = true;
-  CachedPrefixes(const Csr<Id>& g, const EdgeCache<Id>& cache) : g_(g), cache_(cache) {}
+  CachedPrefixes(const Csr<Id>& g, const EdgeCache<Id>& cache) : g_(g), cache_(cache), ids_(g.n) {}
+  void limit_ids(uint64_t ids) { ids_ = ids; }
   const Id* adj() const { return cache_.adj.data(); }
   uint64_t word_prefix(uint64_t w) const { return cache_.index.word_begin(w); }
   uint64_t prefix_length(uint64_t degree) const { return cache_.index.length(degree); }
@@ -120,6 +126,7 @@ class CachedPrefixes {
  protected:
   const Csr<Id>& g_;
   const EdgeCache<Id>& cache_;
+  uint64_t ids_;  // ids read from storage are below it
 };
 
 // Out-of-core: tails marked during a step, then read with io_uring in file order (TailReads), each buffer
@@ -140,7 +147,7 @@ class PrefixAndReadTails : public CachedPrefixes<Id> {
   template <class Expand>
   uint64_t top_down_finish(Expand& expand, LevelIo& io) {
     std::atomic<uint64_t> scout{0};
-    const uint64_t n = this->g_.n;
+    const uint64_t n = this->ids_;
     reads_->read([&](Id u, const Id* first, const Id* last) {
       if (const Id* bad = first_out_of_range(first, last, n); bad != last) [[unlikely]] throw InvalidEntry{bad};
       scout.fetch_add(expand(u, first, last), std::memory_order_relaxed);
@@ -177,7 +184,7 @@ class PrefixAndMappedTails : public CachedPrefixes<Id> {
     const Id* list = parts_.list(p, this->g_.offsets[u]);
     const uint64_t degree = this->g_.degree(u);
     scanned += degree - len;
-    return parts_.in_range(list + len, list + degree, this->g_.n) ? expand(u, list + len, list + degree) : 0;
+    return parts_.in_range(list + len, list + degree, this->ids_) ? expand(u, list + len, list + degree) : 0;
   }
   template <class Expand>
   uint64_t top_down_finish(Expand&, LevelIo&) {
@@ -187,11 +194,11 @@ class PrefixAndMappedTails : public CachedPrefixes<Id> {
   [[gnu::noinline]] Id bottom_up_tail(uint64_t v, int p, uint64_t len, const uint64_t* front, uint64_t& scanned) {
     const Id* first = parts_.list(p, this->g_.offsets[v]) + len;
     const Id* last = parts_.list(p, this->g_.offsets[v + 1]);
-    const Id* it = first_marked_or_invalid(front, first, last, this->g_.n);
+    const Id* it = first_marked_or_invalid(front, first, last, this->ids_);
     scanned += uint64_t(std::min(it + 1, last) - first);
     if (it == last) return kNoVertex<Id>;
     const Id found = *it;
-    if (found < this->g_.n) return found;
+    if (found < this->ids_) return found;
     parts_.note_bad(it);
     return kNoVertex<Id>;
   }
@@ -203,6 +210,31 @@ class PrefixAndMappedTails : public CachedPrefixes<Id> {
 
  private:
   MappedParts<Id> parts_;
+};
+
+// Where the lists of word w's vertices start, walked in order (the source keeps only a base per word): vertex
+// 64w + j's in g's offsets and its prefix in the source.
+template <class Source>
+struct ListWalk {
+  const Source& source;
+  BlockOffsets::WordEnds ends;
+  uint64_t i = 0, start, prefix;  // vertex 64w + i's list starts at start in g, its prefix at prefix
+  ListWalk(const BlockOffsets& offsets, const Source& s, uint64_t w)
+      : source(s), ends(offsets.word(w)), start(ends.begin()), prefix(s.word_prefix(w)) {}
+  // Moves to vertex 64w + j (j >= i); returns its degree.
+  uint64_t reach(uint64_t j) {
+    if constexpr (!Source::kHasTails) {
+      start = prefix = j == 0 ? ends.begin() : ends(j - 1);
+    } else {
+      for (; i < j; ++i) {
+        const uint64_t next = ends(i);
+        prefix += source.prefix_length(next - start);
+        start = next;
+      }
+    }
+    i = j;
+    return ends(j) - start;
+  }
 };
 
 }  // namespace strata

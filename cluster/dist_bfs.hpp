@@ -3,45 +3,62 @@
 // (one alltoallv a level); bottom-up, the ranks first share the frontier as one global bitmap (an allgather
 // of N bits) and each looks for parents of its own unvisited vertices without further messages. The direction
 // switch is the single-process policy on global counts, so both take the same turns on the same graph.
+// A rank's lists come from the one-process neighbour sources (bfs/neighbour_sources.hpp), over its local lists
+// of distributed ids: in DRAM (WholeLists), or its rows on storage (PrefixAndReadTails, PrefixAndMappedTails
+// over RankRows); only the exchange and the claim of another rank's vertex are the ranks' own.
 #pragma once
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "bfs/bitmap.hpp"
 #include "bfs/graph_search.hpp"
+#include "bfs/neighbour_sources.hpp"
 #include "cluster/comm.hpp"
 #include "cluster/dist_graph.hpp"
-#include "cluster/rank_rows.hpp"
+#include "core/error.hpp"
 #include "core/ids.hpp"
+#include "engine/block_offsets.hpp"
 
 namespace strata {
 
+// A rank's local list ends packed as a search walks them (engine/block_offsets.hpp), from kernel 1's offsets.
 template <class Id>
+BlockOffsets packed_offsets(const DistGraph<Id>& g) {
+  NumaArray<uint64_t> full(g.offsets.size());
+  std::copy(g.offsets.begin(), g.offsets.end(), full.begin());
+  return BlockOffsets(full);
+}
+
+template <class Id, class Source = WholeLists<Id>>
 class DistBfs {
  public:
-  // stored: the rank's rows on its storage (out-of-core), else g's rows in DRAM. Collective: the ranks share
-  // their hubs' labels.
-  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, RankRows<Id>* stored = nullptr)
-      : g_(g), comm_(comm), opt_(options), stored_(stored), parent_(g.local_count()),
-        front_(g.local_count()), next_(g.local_count()), global_(g.part.ids()) {
-    for (int r = 0; r < comm.size(); ++r) {
-      first_word_.push_back(g.part.begin(r) / 64);
-      word_count_.push_back((g.part.count(r) + 63) / 64);
-    }
-    share_hub_labels();
+  // In DRAM: g's own lists. Collective (as every constructor): the ranks share their hubs' labels.
+  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options)
+    requires std::is_same_v<Source, WholeLists<Id>>
+      : g_(g), comm_(comm), opt_(options), packed_(packed_offsets(g)), off_(packed_), source_(g.adj.data(), packed_) {
+    init();
   }
+  // offsets: g's local lists' ends (on storage: RankRows::local()'s); source: the lists, ids below the id space.
+  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, const BlockOffsets& offsets, Source source)
+      : g_(g), comm_(comm), opt_(options), off_(offsets), source_(std::move(source)) {
+    init();
+  }
+  DistBfs(const DistBfs&) = delete;  // the source may point into packed_
 
-  // Searches from internal vertex root (collective); out[v - lo] = the input label of local v's parent (the
+  // Searches from distributed id root (collective); out[v - lo] = the input label of local v's parent (the
   // root's: itself; unreached: kNoVertex). Translating labels is part of the search, as single-process; a
   // rank knows only its own vertices' labels, so the other parents' are asked of their owners.
   SearchStats search(Id root, Id* out) {
     SearchStats stats;
     std::fill(parent_.begin(), parent_.end(), kNoVertex<Id>);
+    if constexpr (requires { source_.reset(); }) source_.reset();
     front_.clear();
     uint64_t scout = 0;
     if (g_.owns(root)) {
@@ -77,11 +94,25 @@ class DistBfs {
   }
   uint64_t bytes_read() const { return bytes_read_; }  // this rank's, over every search so far
   uint64_t state_bytes() const {
-    return parent_.size() * sizeof(Id) + hub_labels_.size() * sizeof(Id) +
-           (front_.word_count() + next_.word_count() + global_.word_count()) * sizeof(uint64_t);
+    uint64_t bytes = parent_.size() * sizeof(Id) + hub_labels_.size() * sizeof(Id) + packed_.bytes() +
+                     (front_.word_count() + next_.word_count() + global_.word_count()) * sizeof(uint64_t);
+    if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
+    return bytes;
   }
 
  private:
+  void init() {
+    parent_.resize(g_.local_count());
+    front_ = Bitmap(g_.local_count());
+    next_ = Bitmap(g_.local_count());
+    global_ = Bitmap(g_.part.ids());
+    for (int r = 0; r < comm_.size(); ++r) {
+      first_word_.push_back(g_.part.begin(r) / 64);
+      word_count_.push_back((g_.part.count(r) + 63) / 64);
+    }
+    share_hub_labels();
+  }
+
   bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
   bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
 
@@ -161,178 +192,141 @@ class DistBfs {
     if (opt_.trace) s.levels.push_back({up, frontier, c[0], omp_get_wtime() - t0, io, c[1]});
   }
 
-  // Local vertex i's list as the search sees it: whole (DRAM), or its cached prefix, the tail on storage (dax:
-  // in place at `tail`; out-of-core: read by TailReads).
-  struct List {
-    const Id* first;
-    uint64_t length, degree;
-    const Id* tail = nullptr;
-    const Id* tail_end() const { return tail + (degree - length); }
-  };
-  // prefix: where i's cached prefix starts (walks that visit a word's vertices in order keep it as they go).
-  List list(uint64_t i, uint64_t prefix) const {
-    const uint64_t begin = g_.offsets[i], degree = g_.offsets[i + 1] - begin;
-    if (!stored_) return {g_.adj.data() + begin, degree, degree};
-    const EdgeCache<Id>& c = stored_->cache();
-    const uint64_t length = c.index.length(degree);
-    const Id* mapped = stored_->mapped();
-    return {c.adj.data() + prefix, length, degree, mapped ? mapped + begin + length : nullptr};
-  }
-  List list(uint64_t i) const { return list(i, stored_ ? stored_->prefix_begin(i) : 0); }
-  // dax: the first id of [first, last) that is no vertex (the mapping changed after its checksums were checked),
-  // noted to end the search after the step (an exception may not leave an OpenMP loop); last if none.
-  const Id* first_bad(const Id* first, const Id* last) {
-    for (const Id* it = first; it != last; ++it)
-      if (!g_.part.is_vertex(*it)) [[unlikely]] {
-        const Id* none = nullptr;
-        bad_.compare_exchange_strong(none, it, std::memory_order_relaxed);
-        return it;
-      }
-    return last;
-  }
-  void check_bad() {
-    if (const Id* at = bad_.exchange(nullptr, std::memory_order_relaxed)) throw stored_->corrupted(at);
-  }
-  // An id read from storage: a vertex of the id space, or the file changed after its checksums were checked.
-  void check_stored(const Id* first, const Id* last) const {
-    for (const Id* it = first; it != last; ++it)
-      if (!g_.part.is_vertex(*it)) [[unlikely]] throw InvalidEntry{it};
-  }
-
-  // Claims local vertex v for parent u; returns v's degree if this call claimed it, else 0.
-  uint64_t claim(Id v, Id u) {
-    Id& p = parent_[v - g_.lo];
+  // Claims local vertex i for parent u (a distributed id); returns i's degree if this call claimed it, else 0.
+  uint64_t claim(uint64_t i, Id u) {
+    Id& p = parent_[i];
     if (std::atomic_ref<Id>(p).load(std::memory_order_relaxed) != kNoVertex<Id>) return 0;
     Id expected = kNoVertex<Id>;
     if (!std::atomic_ref<Id>(p).compare_exchange_strong(expected, u, std::memory_order_relaxed)) return 0;
-    next_.set_atomic(v - g_.lo);
-    return g_.degree(v);
+    next_.set_atomic(i);
+    return off_[i + 1] - off_[i];
   }
 
   // TopDownStep: local children claimed at once, remote ones sent to their owners as (child, parent).
   uint64_t top_down_step(uint64_t& scout, uint64_t& examined, uint64_t& sent) {
     next_.clear();
     RankBuffers<IdPair<Id>> remote(omp_get_max_threads(), comm_.size());
-    auto expand = [&](Id u, const Id* first, const Id* last) {
+    auto expand = [&](Id i, const Id* first, const Id* last) {  // local i's neighbours
+      const Id u = Id(g_.lo + i);
       uint64_t added = 0;
       for (const Id* it = first; it != last; ++it) {
         const Id v = *it;
-        if (g_.owns(v)) added += claim(v, u);
+        if (g_.owns(v)) added += claim(v - g_.lo, u);
         else remote.mine(g_.part.owner(v)).push_back({v, u});
       }
       return added;
     };
+    const uint64_t* front = front_.words();
     uint64_t new_scout = 0, looked = 0, in_place = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : new_scout, looked, in_place)
-    for (uint64_t w = 0; w < front_.word_count(); ++w)
-      for (uint64_t bits = front_.words()[w]; bits; bits &= bits - 1) {
-        const uint64_t i = w * 64 + uint64_t(__builtin_ctzll(bits));
-        const List l = list(i);
-        looked += l.length;
-        new_scout += expand(Id(g_.lo + i), l.first, l.first + l.length);
-        if (l.length == l.degree) continue;
-        if (!l.tail) {
-          stored_->tails().mark(i);
-        } else if (first_bad(l.tail, l.tail_end()) == l.tail_end()) {
-          in_place += l.degree - l.length;
-          new_scout += expand(Id(g_.lo + i), l.tail, l.tail_end());
-        }
+    for (uint64_t w = 0; w < front_.word_count(); ++w) {
+      if (front[w] == 0) continue;
+      ListWalk<Source> at(off_, source_, w);
+      for (uint64_t bits = front[w]; bits; bits &= bits - 1) {
+        const uint64_t j = uint64_t(__builtin_ctzll(bits)), i = w * 64 + j;
+        const uint64_t degree = at.reach(j), len = source_.prefix_length(degree);
+        const Id* first = source_.adj() + at.prefix;
+        looked += len;
+        new_scout += expand(Id(i), first, first + len);
+        if constexpr (Source::kHasTails)
+          if (len < degree) new_scout += source_.top_down_tail(Id(i), 0, len, expand, in_place);
       }
-    check_bad();
-    io_.edges_storage += in_place;
-    looked += in_place;
-    if (stored_ && !stored_->mapped()) {  // the marked tails, read in file order
-      std::atomic<uint64_t> added{0};
-      stored_->tails().read([&](Id i, const Id* first, const Id* last) {
-        check_stored(first, last);
-        added.fetch_add(expand(Id(g_.lo + i), first, last), std::memory_order_relaxed);
-        return uint64_t(last - first);
-      }, io_);
-      new_scout += added.load();
-      looked += io_.edges_storage;
     }
-    const std::vector<IdPair<Id>> got = remote.exchange(comm_, &sent);
-#pragma omp parallel for schedule(static) reduction(+ : new_scout)
-    for (size_t i = 0; i < got.size(); ++i) new_scout += claim(got[i].first, got[i].second);
+    if constexpr (Source::kHasTails) new_scout += source_.top_down_finish(expand, io_);
+    source_.check();  // an entry read in place that was no vertex id: before the exchange, as every error
+    io_.edges_storage += in_place;
+    new_scout += claim_received(remote.exchange(comm_, &sent));
     scout = comm_.sum(new_scout);
-    examined = looked;
+    examined = looked + io_.edges_storage;
     front_.swap(next_);
     return comm_.sum(front_.count());
   }
 
+  // The (child, parent) pairs other ranks sent; a child this rank does not hold came from damaged rows.
+  uint64_t claim_received(const std::vector<IdPair<Id>>& got) {
+    uint64_t added = 0, foreign = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(+ : added) reduction(min : foreign)
+    for (size_t k = 0; k < got.size(); ++k) {
+      if (!g_.owns(got[k].first)) [[unlikely]] foreign = std::min<uint64_t>(foreign, got[k].first);
+      else added += claim(got[k].first - g_.lo, got[k].second);
+    }
+    if (foreign != UINT64_MAX)
+      throw Error(fmt::format("a claim for vertex {}, which rank {} does not hold: a rank's rows are corrupted",
+                              foreign, comm_.rank()));
+    return added;
+  }
+
   // BottomUpStep: the frontier gathered into one global bitmap, then each unvisited local vertex takes the
-  // first neighbour found in it (lists start with the highest-degree neighbours).
+  // first neighbour found in it (lists start with the highest-degree neighbours); tails the source reads later
+  // are marked, a word at a time.
   uint64_t bottom_up_step(uint64_t& examined, uint64_t& sent) {
     std::copy(front_.words(), front_.words() + front_.word_count(), global_.words() + first_word_[comm_.rank()]);
     comm_.allgather_words(global_.words(), first_word_, word_count_, &sent);
     const uint64_t* front = global_.words();
+    uint64_t* deferred = nullptr;
+    if constexpr (Source::kDefers) deferred = source_.deferred_words();
     uint64_t awake = 0, looked = 0, in_place = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : awake, looked, in_place)
     for (uint64_t w = 0; w < front_.word_count(); ++w) {
-      uint64_t bits = 0;
+      uint64_t bits = 0, deferred_bits = 0;
       const uint64_t end = std::min<uint64_t>(64, g_.local_count() - w * 64);
-      uint64_t prefix = stored_ ? stored_->cache().index.word_begin(w) : 0;  // vertex 64w + j's, as j goes
+      ListWalk<Source> at(off_, source_, w);
       for (uint64_t j = 0; j < end; ++j) {
-        const uint64_t i = w * 64 + j;
-        const List l = list(i, prefix);
-        prefix += l.length;
+        const uint64_t i = w * 64 + j, degree = at.reach(j);
         if (parent_[i] != kNoVertex<Id>) continue;
-        const Id* it = first_marked(front, l.first, l.first + l.length);
-        looked += uint64_t(std::min(it + 1, l.first + l.length) - l.first);
-        if (it != l.first + l.length) {
-          parent_[i] = *it;
-          bits |= uint64_t(1) << j;
-          ++awake;
-        } else if (l.length < l.degree && !l.tail) {
-          stored_->tails().mark(i);
-        } else if (l.length < l.degree) {  // dax: the tail in place, each id checked as it is scanned
-          const Id* bad = first_bad(l.tail, l.tail_end());
-          const Id* hit = first_marked(front, l.tail, bad);
-          in_place += uint64_t(std::min(hit + 1, bad) - l.tail);
-          if (hit != bad) {
-            parent_[i] = *hit;
-            bits |= uint64_t(1) << j;
-            ++awake;
-          }
+        const uint64_t len = source_.prefix_length(degree);
+        const Id* first = source_.adj() + at.prefix;
+        const Id* it = first_marked(front, first, first + len);
+        looked += uint64_t(std::min(it + 1, first + len) - first);
+        Id found = it != first + len ? *it : kNoVertex<Id>;
+        if constexpr (Source::kDefers) {
+          if (found == kNoVertex<Id> && len < degree) deferred_bits |= uint64_t(1) << j;
+        } else if constexpr (Source::kHasTails) {
+          if (found == kNoVertex<Id> && len < degree) found = source_.bottom_up_tail(i, 0, len, front, in_place);
         }
+        if (found == kNoVertex<Id>) continue;
+        parent_[i] = found;
+        bits |= uint64_t(1) << j;
+        ++awake;
       }
       next_.words()[w] = bits;
+      if constexpr (Source::kDefers) deferred[w] = deferred_bits;
     }
-    check_bad();
+    source_.check();
     io_.edges_storage += in_place;
-    looked += in_place;
-    if (stored_ && !stored_->mapped()) awake += bottom_up_tails(front, looked);
-    examined = looked;
+    if constexpr (Source::kDefers) awake += bottom_up_deferred(front);
+    examined = looked + io_.edges_storage;
     front_.swap(next_);
     return comm_.sum(awake);
   }
 
-  // Out-of-core: the tails of the vertices not found in their prefix, read from storage, each searched for
-  // its first neighbour in the frontier. Returns the vertices found; adds the entries read to `looked`.
-  uint64_t bottom_up_tails(const uint64_t* front, uint64_t& looked) {
+  // The marked tails, read by the source: the first neighbour in the frontier becomes the parent.
+  uint64_t bottom_up_deferred(const uint64_t* front) {
     std::atomic<uint64_t> found{0};
-    stored_->tails().read([&](Id i, const Id* first, const Id* last) {
+    const uint64_t ids = g_.part.ids();
+    auto claim_tail = [&](Id i, const Id* first, const Id* last) {
       if (parent_[i] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long tail
-      check_stored(first, last);
-      const Id* it = first_marked(front, first, last);
+      const Id* it = first_marked_or_invalid(front, first, last, ids);  // read from storage: checked as scanned
       if (it == last) return uint64_t(last - first);
+      if (*it >= ids) [[unlikely]] throw InvalidEntry{it};
       parent_[i] = *it;
       next_.set_atomic(i);
       found.fetch_add(1, std::memory_order_relaxed);
       return uint64_t(it - first + 1);
-    }, io_);
-    looked += io_.edges_storage;
+    };
+    source_.bottom_up_finish(claim_tail, io_);
     return found.load();
   }
 
   const DistGraph<Id>& g_;
   const Comm& comm_;
   BfsOptions opt_;
-  RankRows<Id>* stored_;
+  BlockOffsets packed_;      // in DRAM: g's list ends, packed
+  const BlockOffsets& off_;  // the local lists' ends
+  Source source_;
   LevelIo io_;  // this level's storage traffic (out-of-core), or entries read in place (dax)
-  std::atomic<const Id*> bad_{nullptr};  // dax: an entry of the mapping that is no vertex id
   uint64_t bytes_read_ = 0;
-  std::vector<Id> parent_;  // local vertices' parents, internal ids
+  std::vector<Id> parent_;  // local vertices' parents, distributed ids
   Bitmap front_, next_;  // this rank's vertices
   Bitmap global_;        // bottom-up: the whole frontier (the id space; holes never set)
   std::vector<uint64_t> first_word_, word_count_;  // each rank's part of global_

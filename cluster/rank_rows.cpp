@@ -150,8 +150,6 @@ RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t
     cache_ = load_edge_cache_mapped<Id, Entry>(local_, files_, {map_.data()}, k, hub_degree);
   } else {  // every block's checksum checked on the way
     cache_ = load_edge_cache<Id, Entry>(local_, files_, k, hub_degree);
-    // Kernel 3's source (sssp/weighted_sources.hpp) reads its tails itself.
-    if constexpr (!kWeighted) tails_ = std::make_unique<TailReads<Id, Entry>>(local_, cache_.index, files_, io, parts_, n);
   }
   report_.k = k;
   report_.cache_bytes = cache_.entries_bytes();
@@ -159,14 +157,6 @@ RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t
     if (f.is_regular_file()) report_.disk_bytes += f.file_size();
   report_.stored_build_seconds = L.build_seconds;
   report_.load_seconds = omp_get_wtime() - t0;
-}
-
-template <class Id, class Entry>
-Error RankRows<Id, Entry>::corrupted(const Entry* at) const {
-  return Error(fmt::format("{}/{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
-                           "after it was checked at load); remove {} to rebuild it",
-                           report_.dir, CsrFiles::adj_name(0), uint64_t(at - mapped()) * sizeof(Entry), uint64_t(entry_id(*at)),
-                           report_.dir), Error::kFixSaid);
 }
 
 template class RankRows<uint32_t>;

@@ -3,20 +3,18 @@
 // CSR format (storage/csr_files.hpp: checksummed blocks, header last, renamed into place; through libpmem for
 // dax), bound to the graph by its header checksum and reused by later runs of the same graph and rank count.
 // The search keeps the first K entries of each list in DRAM (the edge cache, K the largest that --dram-budget
-// holds beside the I/O buffers; dax: none without a budget) and reads the tails with io_uring
-// (bfs/tail_reads.hpp), or, dax, in place from the mapping; every id read from storage is checked.
+// holds beside the I/O buffers; dax: none without a budget); the search's neighbour source reads the tails with
+// io_uring (bfs/tail_reads.hpp), or, dax, in place from the mapping, and checks every id read from storage.
 #pragma once
 #include <omp.h>
 
 #include <cstdint>
 #include <span>
-#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "bfs/tail_reads.hpp"
 #include "cluster/dist_graph.hpp"
 #include "engine/csr.hpp"
 #include "engine/edge_buckets.hpp"
@@ -25,6 +23,7 @@
 #include "core/error.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/pmem_map.hpp"
+#include "storage/uring_reader.hpp"
 
 namespace strata {
 
@@ -125,31 +124,25 @@ class RankRows {
   // (no I/O buffers); budget 0 then means no prefixes (hubs' lists still copied whole).
   RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget, int64_t k_asked,
            uint64_t hub_degree, const IoOptions& io, int threads, bool dax);
-  RankRows(const RankRows&) = delete;  // the tail reads hold references to the members
+  RankRows(const RankRows&) = delete;  // the sources hold references to the members
   RankRows& operator=(const RankRows&) = delete;
 
   const EdgeCache<Entry>& cache() const { return cache_; }
-  TailReads<Id, Entry>& tails() { return *tails_; }
   // dax: the rows in place (entry e of the rank's rows at mapped()[e]); null out-of-core.
   const Entry* mapped() const { return map_.size() ? reinterpret_cast<const Entry*>(map_.data()) : nullptr; }
-  // dax: an entry of the mapping that is no vertex id, as an error naming the file and offset.
-  Error corrupted(const Entry* at) const;
   // The rows as a CSR of local indices (offsets, labels, duplicates; no adjacency) and their files, for the
-  // weighted sources of sssp/weighted_sources.hpp.
+  // neighbour sources (bfs/neighbour_sources.hpp, sssp/weighted_sources.hpp).
   const Csr<Id>& local() const { return local_; }
   const CsrFiles& files() const { return files_; }
   const Partitioning& partitioning() const { return parts_; }
   const RankRowsReport& report() const { return report_; }
   RankRowsReport& report() { return report_; }
-  // First entry of local vertex i's cached prefix (walks at most 63 degrees).
-  uint64_t prefix_begin(uint64_t i) const { return cache_.index.begin(i, local_.offsets); }
 
  private:
   CsrFiles files_;
   Csr<Id> local_;  // the rank's rows by local index: offsets only (n = its vertex count)
   Partitioning parts_;
   EdgeCache<Entry> cache_;
-  std::unique_ptr<TailReads<Id, Entry>> tails_;
   PmemMapping map_;
   RankRowsReport report_;
 };

@@ -379,14 +379,14 @@ struct AcrossRanks {
 
 // Kernel 2 across the ranks, a search timed alone between barriers; each search's output joins the validation
 // batch, checked in one pass over the tuples when full.
-template <class Id, class Source>
+template <class Id, class Source, class Search>
 struct DistBfsKernel : AcrossRanks {
   const RunConfig& cfg;
   const RunHooks& hooks;
   RunResult& r;
   const TupleShare<Source>& share;
   const DistGraph<Id>& g;
-  DistBfs<Id>& bfs;
+  Search& bfs;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
   std::optional<DistValidation<Id, Source>>& validation;
@@ -413,14 +413,14 @@ struct DistBfsKernel : AcrossRanks {
   }
 };
 
-template <class Id, class Source>
+template <class Id, class Source, class Search>
 SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
-                          DistBfs<Id>& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
+                          Search& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
                           int slots, const Comm& comm, const RunHooks& hooks) {
   std::optional<DistValidation<Id, Source>> validation;
   if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots), share, comm, hooks, r, "searches");
   std::vector<Id> out(g.local_count());
-  DistBfsKernel<Id, Source> kernel{{comm}, cfg, hooks, r, share, g, bfs, roots, internal, validation, out};
+  DistBfsKernel<Id, Source, Search> kernel{{comm}, cfg, hooks, r, share, g, bfs, roots, internal, validation, out};
   time_searches(kernel, roots, r.searches, kernel.shown(hooks), "kernel 2");
   return kernel.totals;
 }
@@ -486,6 +486,35 @@ SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleSh
   DistSsspKernel<Id, Search> kernel{{comm}, cfg, hooks, r, wshare, g, sssp, roots, internal, validation, dist, parent};
   time_searches(kernel, roots, r.sssp_searches, kernel.shown(hooks), "kernel 3");
   return kernel.totals;
+}
+
+// Kernel 2 on the tier's rows: in DRAM, or on this rank's storage, tails read with io_uring or in place, through
+// the one-process neighbour sources over the rank's local lists (ids: the whole distributed id space).
+// state: the search's per-rank arrays.
+template <class Id, class Source>
+SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
+                         TieredRows<Id>& rows, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
+                         int slots, const Comm& comm, const RunHooks& hooks, uint64_t& state) {
+  auto run = [&](auto& bfs) {
+    const SearchTotals t = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
+    state = bfs.state_bytes() + g.local_count() * sizeof(Id);
+    return t;
+  };
+  if (!cfg.place.tier->on_storage) {
+    DistBfs<Id> bfs(g, comm, cfg.bfs);
+    return run(bfs);
+  }
+  const RankRows<Id>& k2 = *rows.bfs;
+  if (cfg.place.tier->in_place) {
+    PrefixAndMappedTails<Id> source(k2.local(), k2.cache(), {k2.mapped()}, k2.files());
+    source.limit_ids(g.part.ids());
+    DistBfs<Id, PrefixAndMappedTails<Id>> bfs(g, comm, cfg.bfs, k2.local().offsets, std::move(source));
+    return run(bfs);
+  }
+  PrefixAndReadTails<Id> source(k2.local(), k2.cache(), k2.files(), cfg.place.io, k2.partitioning(), g.local_count());
+  source.limit_ids(g.part.ids());
+  DistBfs<Id, PrefixAndReadTails<Id>> bfs(g, comm, cfg.bfs, k2.local().offsets, std::move(source));
+  return run(bfs);
 }
 
 // Kernel 3 on the tier's rows: in DRAM, or (both kernels: once kernel 2's are given back) the weighted rows on
@@ -610,9 +639,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   SearchTotals totals;
   uint64_t search_state = 0;
   if (cfg.kernels.bfs) {
-    DistBfs<Id> bfs(g, comm, cfg.bfs, rows.bfs ? &*rows.bfs : nullptr);
-    totals = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
-    search_state = bfs.state_bytes() + g.local_count() * sizeof(Id);
+    totals = bfs_on_tier(r, cfg, share, g, rows, roots, internal, slots, comm, hooks, search_state);
   }
   if constexpr (sizeof(Id) == 4) {
     if (cfg.kernels.sssp && r.ok()) {
