@@ -4,7 +4,8 @@
 # A placement may carry flags joined by '+', e.g. out-of-core+--on-mem-edges+4.
 # Prints per placement the median harmonic-mean TEPS of each binary over RUNS rounds and their ratio
 # (this build / BASE). Used to price changes to the search (e.g. the range checks on ids read from storage).
-# MPI=P runs both under `mpirun -np P` (each rank's rows under the graph directory; THREADS a rank).
+# MPI=P runs both under `mpirun -np P` (each rank's rows under the graph directory; THREADS a rank); KERNEL=sssp
+# compares kernel 3's harmonic-mean TEPS instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 [[ -n ${BASE:-} && -x ${BASE:-} ]] || { echo "set BASE to the other strata binary" >&2; exit 1; }
@@ -12,14 +13,15 @@ scale=${1:?SCALE}
 shift
 placements=("${@:-in-core}")
 (($#)) || placements=(in-core dax)
-roots=${ROOTS:-16}
+roots=${ROOTS:-16} kernel=${KERNEL:-bfs}
 mpi=()
 [[ -n ${MPI:-} ]] && mpi=(mpirun --allow-run-as-root --oversubscribe -np "$MPI")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$strata" generate --scale "$scale" --out "$dir/g" 2>/dev/null
 for p in "${placements[@]}"; do  # build the on-disk CSR once, untimed
-  [[ $p == in-core* ]] || "${mpi[@]}" "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" >/dev/null 2>&1
+  [[ $p == in-core* ]] || "${mpi[@]}" "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" \
+    --kernel "$kernel" >/dev/null 2>&1
 done
 echo "placement,round,binary,harmonic_mean_TEPS"
 for ((r = 1; r <= runs; ++r)); do
@@ -30,8 +32,8 @@ for ((r = 1; r <= runs; ++r)); do
       bin=$strata
       [[ $side == base ]] && bin=$BASE
       "${mpi[@]}" "$bin" run --graph "$dir/g" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
-        --json "$dir/r.json" >/dev/null 2>&1
-      echo "$p,$r,$side,$(json_get "$dir/r.json" '["bfs_harmonic_mean_TEPS"]')" | tee -a "$dir/all.csv"
+        --kernel "$kernel" --json "$dir/r.json" >/dev/null 2>&1
+      echo "$p,$r,$side,$(json_get "$dir/r.json" "[\"${kernel}_harmonic_mean_TEPS\"]")" | tee -a "$dir/all.csv"
     done
   done
 done

@@ -28,29 +28,23 @@
 
 namespace strata {
 
-// A rank's local list ends packed as a search walks them (engine/block_offsets.hpp), from kernel 1's offsets.
-template <class Id>
-BlockOffsets packed_offsets(const DistGraph<Id>& g) {
-  NumaArray<uint64_t> full(g.offsets.size());
-  std::copy(g.offsets.begin(), g.offsets.end(), full.begin());
-  return BlockOffsets(full);
-}
-
 template <class Id, class Source = WholeLists<Id>>
 class DistBfs {
  public:
   // In DRAM: g's own lists. Collective (as every constructor): the ranks share their hubs' labels.
   DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options)
     requires std::is_same_v<Source, WholeLists<Id>>
-      : g_(g), comm_(comm), opt_(options), packed_(packed_offsets(g)), off_(packed_), source_(g.adj.data(), packed_) {
-    init();
-  }
+      : DistBfs(g, comm, options, g.rows.offsets, WholeLists<Id>(g.rows.adj.data(), g.rows.offsets)) {}
   // offsets: g's local lists' ends (on storage: RankRows::local()'s); source: the lists, ids below the id space.
   DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, const BlockOffsets& offsets, Source source)
-      : g_(g), comm_(comm), opt_(options), off_(offsets), source_(std::move(source)) {
-    init();
+      : g_(g), comm_(comm), opt_(options), off_(offsets), source_(std::move(source)), parent_(g.local_count()),
+        front_(g.local_count()), next_(g.local_count()), global_(g.part.ids()) {
+    for (int r = 0; r < comm.size(); ++r) {
+      first_word_.push_back(g.part.begin(r) / 64);
+      word_count_.push_back((g.part.count(r) + 63) / 64);
+    }
+    share_hub_labels();
   }
-  DistBfs(const DistBfs&) = delete;  // the source may point into packed_
 
   // Searches from distributed id root (collective); out[v - lo] = the input label of local v's parent (the
   // root's: itself; unreached: kNoVertex). Translating labels is part of the search, as single-process; a
@@ -64,7 +58,7 @@ class DistBfs {
     if (g_.owns(root)) {
       parent_[root - g_.lo] = root;
       front_.set_atomic(root - g_.lo);
-      scout = g_.degree(root);
+      scout = off_[root - g_.lo + 1] - off_[root - g_.lo];
     }
     scout = comm_.sum(scout);
     uint64_t frontier = 1, edges_to_check = g_.directed_edges;
@@ -94,25 +88,13 @@ class DistBfs {
   }
   uint64_t bytes_read() const { return bytes_read_; }  // this rank's, over every search so far
   uint64_t state_bytes() const {
-    uint64_t bytes = parent_.size() * sizeof(Id) + hub_labels_.size() * sizeof(Id) + packed_.bytes() +
+    uint64_t bytes = parent_.size() * sizeof(Id) + hub_labels_.size() * sizeof(Id) +
                      (front_.word_count() + next_.word_count() + global_.word_count()) * sizeof(uint64_t);
     if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
     return bytes;
   }
 
  private:
-  void init() {
-    parent_.resize(g_.local_count());
-    front_ = Bitmap(g_.local_count());
-    next_ = Bitmap(g_.local_count());
-    global_ = Bitmap(g_.part.ids());
-    for (int r = 0; r < comm_.size(); ++r) {
-      first_word_.push_back(g_.part.begin(r) / 64);
-      word_count_.push_back((g_.part.count(r) + 63) / 64);
-    }
-    share_hub_labels();
-  }
-
   bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
   bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
 
@@ -173,7 +155,7 @@ class DistBfs {
   void share_hub_labels() {
     hub_count_ = g_.part.span / 16;
     std::vector<Id> mine(hub_count_, kNoVertex<Id>);
-    std::copy_n(g_.labels.begin(), std::min(hub_count_, g_.local_count()), mine.begin());
+    std::copy_n(g_.rows.to_input.begin(), std::min(hub_count_, g_.local_count()), mine.begin());
     hub_labels_ = comm_.allgather(mine);
   }
 
@@ -321,7 +303,6 @@ class DistBfs {
   const DistGraph<Id>& g_;
   const Comm& comm_;
   BfsOptions opt_;
-  BlockOffsets packed_;      // in DRAM: g's list ends, packed
   const BlockOffsets& off_;  // the local lists' ends
   Source source_;
   LevelIo io_;  // this level's storage traffic (out-of-core), or entries read in place (dax)

@@ -21,7 +21,9 @@
 
 #include "cluster/comm.hpp"
 #include "core/ids.hpp"
+#include "engine/block_offsets.hpp"
 #include "engine/build_csr.hpp"
+#include "engine/csr.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/numa_array.hpp"
 
@@ -191,21 +193,26 @@ struct DistGraph {
   uint64_t directed_edges = 0;    // adjacency entries of the whole graph (deduplicated, no self-loops)
   VertexDeal part;
   uint64_t lo = 0, hi = 0;        // this rank's distributed ids
-  std::vector<uint64_t> offsets;  // hi - lo + 1, into adj
-  NumaArray<Id> adj;              // distributed ids, highest degree first (kernel 2's)
-  NumaArray<NodeWeight<Id>> weighted;  // kernel 3's: the same lists as (distributed id, lightest weight), by weight
+  // The rank's lists by local index i = v - lo, held as one process holds its graph (engine/csr.hpp): rows.n its
+  // vertex count, rows.to_input their input labels (other ranks' by asking them); the offsets and adj (distributed
+  // ids, highest degree first: kernel 2's) in DRAM only -- on storage the lists are RankRows'.
+  Csr<Id> rows;
+  NumaArray<NodeWeight<Id>> weighted;  // kernel 3's in DRAM: rows' lists as (distributed id, lightest weight), by weight
   std::vector<uint64_t> raw_degree;  // local: non-self-loop tuples at v, duplicates counted (the nedge rule)
-  NumaArray<Id> labels;           // local: labels[v - lo] is v's input label (other ranks' by asking them)
   std::vector<uint64_t> has_edge; // by input label, a bit per vertex of the graph: a non-self-loop tuple (the roots' rule)
+  uint64_t local_entries = 0;     // the rank's adjacency entries, wherever they are
 
   uint64_t local_count() const { return hi - lo; }
-  uint64_t entries() const { return offsets.empty() ? 0 : offsets.back(); }
-  uint64_t degree(uint64_t v) const { return offsets[v - lo + 1] - offsets[v - lo]; }
+  uint64_t entries() const { return local_entries; }
   bool owns(uint64_t v) const { return v >= lo && v < hi; }
-  Id label(uint64_t v) const { return labels[v - lo]; }  // an owned vertex's input label
-  uint64_t bytes() const {
-    return offsets.size() * 8 + adj.bytes() + weighted.bytes() + raw_degree.size() * 8 + labels.bytes() + has_edge.size() * 8;
+  Id label(uint64_t v) const { return rows.to_input[v - lo]; }  // an owned vertex's input label
+  // Where each local list's raw entries (kernel 1's, duplicates counted) start: raw_degree's prefix sums.
+  std::vector<uint64_t> raw_starts() const {
+    std::vector<uint64_t> r(local_count() + 1, 0);
+    for (uint64_t i = 0; i < local_count(); ++i) r[i + 1] = r[i] + raw_degree[i];
+    return r;
   }
+  uint64_t bytes() const { return rows.bytes() + weighted.bytes() + raw_degree.size() * 8 + has_edge.size() * 8; }
 };
 
 // The distributed ids of input labels (the roots), on every rank: each found by the rank holding it.
@@ -303,11 +310,12 @@ DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, 
   }
   std::vector<uint32_t>().swap(degree);
   const std::vector<Dealt> got = deal.exchange(comm, nullptr, false);
-  g.labels = NumaArray<Id>(g.local_count());
+  g.rows.n = g.local_count();
+  g.rows.to_input = NumaArray<Id>(g.local_count());
   g.raw_degree.resize(g.local_count());
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < got.size(); ++i) {
-    g.labels[got[i].id - g.lo] = got[i].label;
+    g.rows.to_input[got[i].id - g.lo] = got[i].label;
     g.raw_degree[got[i].id - g.lo] = got[i].degree;
   }
   return g;
@@ -327,7 +335,7 @@ struct WeightedPair {
 // frees its threads' buffers before it sends (two copies of a round at a time, not three: they regrow each
 // round). The caller frees label when its last scatter is done.
 template <class Pair, class Id, class Source, class OnPairs>
-void scatter_tuples_as(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
+void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                        DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
   constexpr bool kWeighted = std::is_same_v<Pair, WeightedPair<Id>>;
   const int ranks = comm.size();
@@ -367,12 +375,6 @@ void scatter_tuples_as(const TupleShare<Source>& share, const Comm& comm, LabelM
   else share.for_each_round([&](std::span<const Edge> edges) { one_round(edges, {}); });
 }
 
-template <class Id, class Source, class OnPairs>
-void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label, DistBuildReport& report,
-                    const DistProgress& progress, OnPairs&& on_pairs) {
-  scatter_tuples_as<IdPair<Id>>(share, comm, label, report, progress, std::forward<OnPairs>(on_pairs));
-}
-
 // Sorts each of `count` raw lists (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])) by degree rank,
 // deduplicates and compacts them to the front of rows, turning degree ranks into distributed ids; offsets[i]
 // gets where list i starts, counted from `base`. Returns the entries kept.
@@ -403,30 +405,42 @@ void to_distributed_ids(NodeWeight<Id>* rows, uint64_t count, const VertexDeal& 
   for (uint64_t k = 0; k < count; ++k) rows[k].v = Id(part.id(rows[k].v));
 }
 
+// Kernel 1's scatter into raw rows in DRAM (collective): each received pair placed at its list's cursor as
+// entry(pair). Returns the rows, list i at [raw[i], raw[i + 1]).
+template <class Pair, class Entry, class Id, class Source, class ToEntry>
+NumaArray<Entry> scatter_into_rows(const std::vector<uint64_t>& raw,
+                                   const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
+                                   DistBuildReport& report, const DistProgress& progress, ToEntry entry) {
+  const Id ranks = Id(comm.size());
+  report.raw_entries = raw.back();
+  NumaArray<Entry> rows(report.raw_entries);
+  std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
+  scatter_tuples<Pair>(share, comm, label, report, progress, [&](std::vector<Pair>&& got) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < got.size(); ++i) {
+      uint64_t& at = cursor[got[i].first / ranks];
+      rows[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = entry(got[i]);
+    }
+  });
+  std::vector<Id>().swap(label.rank);
+  return rows;
+}
+
 // Kernel 1's second half in DRAM (collective): the scatter placed in raw rows, then squished.
 template <class Id, class Source>
 void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                DistBuildReport& report, const DistProgress& progress = {}) {
-  const uint64_t local = g.hi - g.lo;
-  const Id ranks = Id(comm.size());
-  std::vector<uint64_t> raw(local + 1, 0);  // raw list bounds by local index, then fill cursors
-  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
-  report.raw_entries = raw.back();
-  NumaArray<Id> adj(report.raw_entries);
-  std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
-  scatter_tuples(share, comm, label, report, progress, [&](std::vector<IdPair<Id>>&& got) {
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < got.size(); ++i) {
-      uint64_t& at = cursor[got[i].first / ranks];
-      adj[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = got[i].second;
-    }
-  });
-  std::vector<Id>().swap(label.rank);
-  g.offsets.assign(local + 1, 0);
-  const uint64_t write = squish_rows(adj.data(), raw.data(), local, g.part, g.offsets.data(), 0);
-  g.offsets[local] = write;
+  const uint64_t local = g.local_count();
+  const std::vector<uint64_t> raw = g.raw_starts();
+  NumaArray<Id> adj = scatter_into_rows<IdPair<Id>, Id>(raw, share, comm, label, report, progress,
+                                                        [](const IdPair<Id>& p) { return p.second; });
+  NumaArray<uint64_t> offsets(local + 1);
+  const uint64_t write = squish_rows(adj.data(), raw.data(), local, g.part, offsets.data(), 0);
+  offsets[local] = write;
   adj.shrink(write);
-  g.adj = std::move(adj);
+  g.rows.offsets = BlockOffsets(offsets);
+  g.rows.adj = std::move(adj);
+  g.local_entries = write;
   g.directed_edges = comm.sum(write);
 }
 // Kernel 1's second half for kernel 3 in DRAM (collective): the weighted scatter placed in raw rows of (id,
@@ -436,39 +450,30 @@ void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& co
 template <class Id, class Source>
 void fill_weighted_rows(DistGraph<Id>& g, const TupleShare<Source>& wshare, const Comm& comm, LabelMap<Id>& label,
                         DistBuildReport& report, bool ids, const DistProgress& progress = {}) {
-  const uint64_t local = g.hi - g.lo;
-  const Id ranks = Id(comm.size());
-  std::vector<uint64_t> raw(local + 1, 0);
-  for (uint64_t i = 0; i < local; ++i) raw[i + 1] = raw[i] + g.raw_degree[i];
-  report.raw_entries = raw.back();
-  NumaArray<NodeWeight<Id>> rows(report.raw_entries);
-  std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
-  scatter_tuples_as<WeightedPair<Id>>(wshare, comm, label, report, progress, [&](std::vector<WeightedPair<Id>>&& got) {
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < got.size(); ++i) {
-      uint64_t& at = cursor[got[i].first / ranks];
-      rows[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = {got[i].second, got[i].w};
-    }
-  });
-  std::vector<Id>().swap(label.rank);
-  g.offsets.assign(local + 1, 0);
-  const uint64_t write = squish_weighted_rows(rows.data(), raw.data(), local, g.offsets.data(), 0);
-  g.offsets[local] = write;
+  const uint64_t local = g.local_count();
+  const std::vector<uint64_t> raw = g.raw_starts();
+  NumaArray<NodeWeight<Id>> rows = scatter_into_rows<WeightedPair<Id>, NodeWeight<Id>>(
+      raw, wshare, comm, label, report, progress, [](const WeightedPair<Id>& p) { return NodeWeight<Id>{p.second, p.w}; });
+  NumaArray<uint64_t> offsets(local + 1);
+  const uint64_t write = squish_weighted_rows(rows.data(), raw.data(), local, offsets.data(), 0);
+  offsets[local] = write;
   rows.shrink(write);
   if (ids) {
     NumaArray<Id> adj(write);
 #pragma omp parallel for schedule(dynamic, 256)
     for (uint64_t i = 0; i < local; ++i) {
-      Id* first = adj.data() + g.offsets[i];
-      Id* last = adj.data() + g.offsets[i + 1];
+      Id* first = adj.data() + offsets[i];
+      Id* last = adj.data() + offsets[i + 1];
       for (Id* a = first; a != last; ++a) *a = rows[uint64_t(a - adj.data())].v;
       std::sort(first, last);  // by degree rank: highest degree first
       for (Id* a = first; a != last; ++a) *a = Id(g.part.id(*a));
     }
-    g.adj = std::move(adj);
+    g.rows.adj = std::move(adj);
   }
   to_distributed_ids(rows.data(), write, g.part);
+  g.rows.offsets = BlockOffsets(offsets);
   g.weighted = std::move(rows);
+  g.local_entries = write;
   g.directed_edges = comm.sum(write);
 }
 

@@ -41,8 +41,8 @@ struct RankWeightedLists {
   float delta;
   template <class Relax>
   void scan(Id i, bool light, Relax& relax) const {
-    const NodeWeight<Id>* first = g.weighted.data() + g.offsets[i];
-    sssp_detail::relax_by_weight(first, g.weighted.data() + g.offsets[i + 1], light, delta, relax);
+    const NodeWeight<Id>* first = g.weighted.data() + g.rows.offsets[i];
+    sssp_detail::relax_by_weight(first, g.weighted.data() + g.rows.offsets[i + 1], light, delta, relax);
   }
   template <class Visit>
   void finish(bool, Visit&, LevelIo&) {}
@@ -137,7 +137,7 @@ class DistDeltaStepping {
     auto relax_from = [&](Id i) {  // relax(v, w) for local vertex i's edges, on the calling thread
       const size_t t = size_t(omp_get_thread_num());
       const float du = distance_word::load_dist(state_[i]);
-      const Id label = g_.labels[i];
+      const Id label = g_.rows.to_input[i];
       return [this, t, du, label, &improved](Id v, float w) {
         const float nd = du + w;  // float + float: fl32, as the reference relaxes
         if (g_.owns(v)) improved[t].n += improve(Id(v - g_.lo), nd, label, bins_[t]);
@@ -216,7 +216,7 @@ DistanceFacts distance_facts_across(const DistGraph<Id>& g, const float* dist, c
     float d;
   };
   std::vector<std::vector<Labelled>> send(comm.size());
-  for (uint64_t i = 0; i < g.local_count(); ++i) send[blocks.owner(g.labels[i])].push_back({g.labels[i], dist[i]});
+  for (uint64_t i = 0; i < g.local_count(); ++i) send[blocks.owner(g.rows.to_input[i])].push_back({g.rows.to_input[i], dist[i]});
   const uint64_t a = blocks.begin(comm.rank());
   std::vector<float> mine(blocks.end(comm.rank()) - a, -1.0f);
   for (const Labelled& x : comm.exchange(send)) mine[x.label - a] = x.d;

@@ -41,14 +41,14 @@ CsrLayout rows_layout(const std::string& dir, const DistGraph<Id>& g, uint64_t g
 // meta.bin as every on-disk CSR has it: offsets, input labels, duplicate counts (a byte, and the saturated
 // ones); then the header, and the directory renamed into place.
 template <class Id>
-void finish_writer(CsrWriter& writer, const DistGraph<Id>& g, double build_seconds) {
+void finish_writer(CsrWriter& writer, const DistGraph<Id>& g, const NumaArray<uint64_t>& offsets, double build_seconds) {
   writer.finish_part(0);
-  writer.write_meta(g.offsets.data(), g.offsets.size() * sizeof(uint64_t));
+  writer.write_meta(offsets.data(), offsets.size() * sizeof(uint64_t));
   std::vector<uint8_t> duplicates(g.local_count());
   std::vector<std::pair<uint64_t, uint64_t>> many;
   for (uint64_t i = 0; i < g.local_count(); ++i)
-    Csr<Id>::note_duplicates(duplicates[i], many, i, g.raw_degree[i] - (g.offsets[i + 1] - g.offsets[i]));
-  write_labels_and_duplicates(writer, g.labels.data(), duplicates.data(), g.local_count(), many);
+    Csr<Id>::note_duplicates(duplicates[i], many, i, g.raw_degree[i] - (offsets[i + 1] - offsets[i]));
+  write_labels_and_duplicates(writer, g.rows.to_input.data(), duplicates.data(), g.local_count(), many);
   writer.commit(build_seconds);
 }
 
@@ -64,23 +64,12 @@ uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int t
 }
 
 template <class Id, class Entry>
-void RankRows<Id, Entry>::write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
-                                double build_seconds, bool pmem)
-  requires(!kWeighted)
-{
-  CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, false), pmem);
-  writer.reserve_part(0, g.entries());
-  writer.append(0, g.adj.data(), g.entries());
-  finish_writer(writer, g, build_seconds);
-}
-
-template <class Id, class Entry>
 int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill,
                                     uint64_t graph_hash, int scale, double started, bool pmem) {
   const std::vector<uint64_t>& raw = spill.raw;
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, kWeighted), pmem);
   writer.reserve_part(0, raw.back());
-  g.offsets.assign(g.local_count() + 1, 0);
+  NumaArray<uint64_t> offsets(g.local_count() + 1);
   uint64_t write = 0;
   for (size_t k = 0; k < spill.ranges(); ++k) {
     const uint64_t i0 = spill.bounds[k], i1 = spill.bounds[k + 1];
@@ -89,16 +78,17 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
     spill.buckets.fill(k, cursor.data(), rows.data(), raw[i0], [](size_t) {});
     uint64_t kept = 0;
     if constexpr (kWeighted) {
-      kept = squish_weighted_rows(rows.data(), raw.data() + i0, i1 - i0, g.offsets.data() + i0, write);
+      kept = squish_weighted_rows(rows.data(), raw.data() + i0, i1 - i0, offsets.data() + i0, write);
       to_distributed_ids(rows.data(), kept, g.part);
     } else {
-      kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, g.offsets.data() + i0, write);
+      kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, offsets.data() + i0, write);
     }
     writer.append(0, rows.data(), kept);
     write += kept;
   }
-  g.offsets[g.local_count()] = write;
-  finish_writer(writer, g, omp_get_wtime() - started);
+  offsets[g.local_count()] = write;
+  g.local_entries = write;
+  finish_writer(writer, g, offsets, omp_get_wtime() - started);
   return int(spill.ranges());
 }
 
@@ -121,12 +111,10 @@ RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t
   // The stored rows must be this rank's of this graph: the same vertices (input labels) and raw degrees.
   local_ = load_csr_meta<Id>(files_);
   for (uint64_t i = 0; i < n; ++i)
-    if (local_.to_input[i] != g.labels[i] || local_.raw_degree(i) != g.raw_degree[i])
+    if (local_.to_input[i] != g.rows.to_input[i] || local_.raw_degree(i) != g.raw_degree[i])
       throw Error(fmt::format("{} holds other rows than this rank's (vertex {}: another graph, rank count or "
                               "build); remove it to rebuild", dir, i), Error::kFixSaid);
-  NumaArray<uint64_t> offsets(n + 1);
-  for (uint64_t i = 0; i <= n; ++i) offsets[i] = local_.offsets[i];
-  g.offsets.assign(offsets.begin(), offsets.end());
+  g.local_entries = local_.directed_edges();
 
   report_.dax = dax;
   report_.io_buffer_bytes = check_rank_budget(budget, dax, io, threads);

@@ -53,7 +53,7 @@ class RowBuckets {
   // Ranges of g's local lists, each at most rows_bytes of entries (a longer list alone), from g's raw degrees; the
   // buckets in an unlinked file in dir, staged within stage_bytes of DRAM.
   RowBuckets(const std::string& dir, const DistGraph<Id>& g, uint64_t rows_bytes, uint64_t stage_bytes)
-      : raw(raw_starts(g)), bounds(range_bounds(raw, rows_bytes)), buckets(bounds, range_entries(), g.n, dir,
+      : raw(g.raw_starts()), bounds(range_bounds(raw, rows_bytes)), buckets(bounds, range_entries(), g.n, dir,
             EdgeBuckets<Id, Entry>::reserve_bytes(raw.back() / 2 + 1),
             std::max(EdgeBuckets<Id, Entry>::kMinStage,  // a tiny budget: a little over it, not a block an entry
                      EdgeBuckets<Id, Entry>::stage_for(stage_bytes, omp_get_max_threads(), bounds.size() - 1))) {}
@@ -73,11 +73,6 @@ class RowBuckets {
   EdgeBuckets<Id, Entry> buckets;
 
  private:
-  static std::vector<uint64_t> raw_starts(const DistGraph<Id>& g) {
-    std::vector<uint64_t> r(g.local_count() + 1, 0);
-    for (uint64_t i = 0; i < g.local_count(); ++i) r[i + 1] = r[i] + g.raw_degree[i];
-    return r;
-  }
   static std::vector<uint64_t> range_bounds(const std::vector<uint64_t>& r, uint64_t rows_bytes) {
     const uint64_t local = r.size() - 1, cap = std::max<uint64_t>(1, rows_bytes / sizeof(Entry));
     std::vector<uint64_t> b = {0};
@@ -108,13 +103,9 @@ class RankRows {
  public:
   static constexpr bool kWeighted = !std::is_same_v<Id, Entry>;
   using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;  // what kernel 1 spills
-  // Writes g's rows (offsets, entries and raw degrees) to dir, replacing nothing: a directory already there is
-  // refused (the caller reuses or reports it). Kernel 2's rows.
-  static void write(const std::string& dir, const DistGraph<Id>& g, uint64_t graph_hash, int scale,
-                    double build_seconds, bool pmem)
-    requires(!kWeighted);
-  // The same from the received raw rows, each range of lists built in DRAM from its own bucket (then handed
-  // back); fills g's offsets. Returns the ranges built.
+  // Writes g's rows (offsets, entries, labels and raw degrees) to dir from the received raw rows, each range of
+  // lists built in DRAM from its own bucket (then handed back), replacing nothing: a directory already there is
+  // refused (the caller reuses or reports it). Sets g's entries; returns the ranges built.
   static int write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill, uint64_t graph_hash,
                         int scale, double started, bool pmem);
 

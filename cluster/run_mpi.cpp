@@ -222,7 +222,7 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
                                              : std::max<uint64_t>(at.budget - at.io_buffers, 2 << 20) - (1 << 20);
   std::optional<RowBuckets<Id, Entry>> spill;
   if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), g, rows_bytes, rows_bytes / 2);
-  scatter_tuples_as<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {
+  scatter_tuples<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {
     if (spill) spill->add(got, Id(comm.size()));
   });
   if (!spill) return made;
@@ -317,7 +317,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
     const Topology topo = Topology::detect();
     const std::vector<int>& nodes = cfg.place.memory.mem_nodes.empty() ? topo.memory_nodes : cfg.place.memory.mem_nodes;
-    g.adj.place_on(nodes, cfg.place.memory.interleave);
+    g.rows.adj.place_on(nodes, cfg.place.memory.interleave);
     g.weighted.place_on(nodes, cfg.place.memory.interleave);
   }
   // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
@@ -467,7 +467,7 @@ struct DistSsspKernel : AcrossRanks {
   void plant_wrong_distance(uint64_t root) {
     uint64_t at = UINT64_MAX;
     for (uint64_t i = 0; i < g.local_count() && at == UINT64_MAX; ++i)
-      if (parent[i] != kNoVertex<Id> && g.labels[i] != root) at = i;
+      if (parent[i] != kNoVertex<Id> && g.rows.to_input[i] != root) at = i;
     const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
     if (planter == uint64_t(comm.rank()) + 1) dist[at] = std::nextafter(dist[at], 2.0f * dist[at] + 1.0f);
   }

@@ -113,8 +113,8 @@ TYPED_TEST(Distributed, RowsHoldEveryEdgeOnceAndNothingElse) {
   std::set<std::pair<uint64_t, uint64_t>> mine;
   uint64_t entries = 0;
   for (uint64_t v = this->g_->lo; v < this->g_->hi; ++v)
-    for (uint64_t k = this->g_->offsets[v - this->g_->lo]; k < this->g_->offsets[v - this->g_->lo + 1]; ++k) {
-      const uint64_t a = this->input_[v], b = this->input_[this->g_->adj[k]];
+    for (uint64_t k = this->g_->rows.offsets[v - this->g_->lo]; k < this->g_->rows.offsets[v - this->g_->lo + 1]; ++k) {
+      const uint64_t a = this->input_[v], b = this->input_[this->g_->rows.adj[k]];
       EXPECT_TRUE(this->edge(a, b)) << a << "-" << b;
       EXPECT_NE(a, b);
       mine.insert({a, b});
@@ -344,7 +344,7 @@ TEST_F(DistributedSssp, RowsHoldTheLightestCopyOfEachEdgeByWeight) {
   for (uint64_t v = g_->lo; v < g_->hi; ++v) {
     const Id iv = internal[g_->label(v)];
     const auto ids = one_->neighbors(iv);  // by id, each neighbour's lightest copy beside it
-    const uint64_t first = g_->offsets[v - g_->lo], last = g_->offsets[v - g_->lo + 1];
+    const uint64_t first = g_->rows.offsets[v - g_->lo], last = g_->rows.offsets[v - g_->lo + 1];
     ASSERT_EQ(last - first, ids.size()) << "vertex " << g_->label(v);
     for (uint64_t k = first; k < last; ++k) {
       if (k > first) {
@@ -442,8 +442,8 @@ TEST(DistributedSsspValidator, AParentCycleThatConfirmsIsRefusedByTheTreeCheck) 
   g.part = VertexDeal(3, world->size());
   g.lo = g.part.begin(world->rank());
   g.hi = g.part.end(world->rank());
-  g.labels = NumaArray<Id>(g.local_count());
-  for (uint64_t v = g.lo; v < g.hi; ++v) g.labels[v - g.lo] = Id(g.part.degree_rank(v));
+  g.rows.to_input = NumaArray<Id>(g.local_count());
+  for (uint64_t v = g.lo; v < g.hi; ++v) g.rows.to_input[v - g.lo] = Id(g.part.degree_rank(v));
   ASSERT_EQ(1.0f + 1e-10f, 1.0f);
   auto verdict = [&](const std::vector<Id>& parent) {
     const std::vector<float> dist = {0.0f, 1.0f, 1.0f};
