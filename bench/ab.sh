@@ -14,14 +14,20 @@ shift
 placements=("${@:-in-core}")
 (($#)) || placements=(in-core dax)
 roots=${ROOTS:-16} kernel=${KERNEL:-bfs}
+kernel_flag=()
+[[ -n ${KERNEL:-} ]] && kernel_flag=(--kernel "$KERNEL")  # left out by default: builds before kernel 3 lack it
 mpi=()
 [[ -n ${MPI:-} ]] && mpi=(mpirun --allow-run-as-root --oversubscribe -np "$MPI")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$strata" generate --scale "$scale" --out "$dir/g" 2>/dev/null
-for p in "${placements[@]}"; do  # build the on-disk CSR once, untimed
-  [[ $p == in-core* ]] || "${mpi[@]}" "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" \
-    --kernel "$kernel" >/dev/null 2>&1
+cp -r "$dir/g" "$dir/g-base"  # each binary builds and reads its own on-disk CSR (formats may differ by version)
+for p in "${placements[@]}"; do  # build the on-disk CSRs once, untimed
+  [[ $p == in-core* ]] && continue
+  "${mpi[@]}" "$strata" run --graph "$dir/g" --roots 1 --placement ${p//+/ } --threads "$threads" \
+    "${kernel_flag[@]}" >/dev/null 2>&1
+  "${mpi[@]}" "$BASE" run --graph "$dir/g-base" --roots 1 --placement ${p//+/ } --threads "$threads" \
+    "${kernel_flag[@]}" >/dev/null 2>&1
 done
 echo "placement,round,binary,harmonic_mean_TEPS"
 for ((r = 1; r <= runs; ++r)); do
@@ -29,10 +35,11 @@ for ((r = 1; r <= runs; ++r)); do
     order=(new base)
     ((r % 2)) || order=(base new)  # alternate who goes first: no position bias
     for side in "${order[@]}"; do
-      bin=$strata
-      [[ $side == base ]] && bin=$BASE
-      "${mpi[@]}" "$bin" run --graph "$dir/g" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
-        --kernel "$kernel" --json "$dir/r.json" >/dev/null 2>&1
+      bin=$strata graph=$dir/g
+      [[ $side == base ]] && bin=$BASE graph=$dir/g-base
+      rm -f "$dir/r.json"
+      "${mpi[@]}" "$bin" run --graph "$graph" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
+        "${kernel_flag[@]}" --json "$dir/r.json" >/dev/null 2>&1
       echo "$p,$r,$side,$(json_get "$dir/r.json" "[\"${kernel}_harmonic_mean_TEPS\"]")" | tee -a "$dir/all.csv"
     done
   done
