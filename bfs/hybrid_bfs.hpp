@@ -3,7 +3,8 @@
 // O(N) state is what limits an out-of-core graph). Work is split into the partitions' vertex ranges; a thread
 // serves its home part's chunks first (NUMA-local rows), then helps the others. The source supplies each
 // list's DRAM prefix and reaches its tail; the choice of source is made once, at construction, so the hot
-// loops pay nothing for it.
+// loops pay nothing for it. The same search serves each MPI rank (cluster/dist_bfs.hpp): a Claims policy says
+// whose vertices it claims, and OneProcess, every vertex, costs nothing.
 #pragma once
 #include <omp.h>
 
@@ -23,7 +24,25 @@
 
 namespace strata {
 
-template <class Id, class Source = WholeLists<Id>>
+// Whose vertices a search claims. OneProcess: every vertex of g. A rank's search (cluster/dist_bfs.hpp, RankClaims)
+// holds vertices [lo, lo + g.n) of a larger id space that its lists name, and sends the claims of the others':
+//   kRemote              lists name vertices held elsewhere; then also:
+//     lo, owns(v)        this search's first id (its vertex i is lo + i); whether v is one of its own
+//     send(v, u)         claims v for parent u at v's owner (from any OpenMP thread)
+//     take(claim)        after a top-down step: claim(i, u) for each claim sent here; returns what they added
+//   frontier(front)      the frontier bottom-up looks parents up in (a rank: every rank's, gathered)
+//   sum(x)               a count over the whole search (a rank: over every rank; collective)
+//   level(examined, io)  a level's counts summed likewise; returns the bytes the level sent
+//   ids(n)               the id space the lists name (n: g's vertices)
+struct OneProcess {
+  static constexpr bool kRemote = false;
+  const uint64_t* frontier(const Bitmap& front) const { return front.words(); }
+  uint64_t sum(uint64_t x) const { return x; }
+  uint64_t level(uint64_t&, LevelIo&) const { return 0; }
+  uint64_t ids(uint64_t n) const { return n; }
+};
+
+template <class Id, class Source = WholeLists<Id>, class Claims = OneProcess>
 class HybridBfs final : public GraphSearch<Id> {
  public:
   // In-core: every list of g in DRAM. The search keeps references to g and parts (not to temporaries).
@@ -32,8 +51,8 @@ class HybridBfs final : public GraphSearch<Id> {
       : HybridBfs(g, WholeLists<Id>(g.adj.data(), g.offsets), parts, options) {}
   HybridBfs(const Csr<Id>& g, Partitioning&& parts, const BfsOptions& options) = delete;
 
-  HybridBfs(const Csr<Id>& g, Source source, const Partitioning& parts, const BfsOptions& options)
-      : g_(g), source_(std::move(source)), parts_(parts), opt_(options), parent_(g.n),
+  HybridBfs(const Csr<Id>& g, Source source, const Partitioning& parts, const BfsOptions& options, Claims claims = {})
+      : g_(g), source_(std::move(source)), parts_(parts), opt_(options), claims_(std::move(claims)), parent_(g.n),
         // Bottom-up over 32-bit ids read in place from a mapping looks each one up unchecked: the bitmaps
         // read as zero up to 2^32 (address space only), so a changed file is never an out-of-bounds load.
         front_(frontier_bitmap(g.n)), next_(frontier_bitmap(g.n)) {
@@ -45,6 +64,9 @@ class HybridBfs final : public GraphSearch<Id> {
     }
     claim_ = std::vector<std::atomic<uint64_t>>(k);
     active_ = active_vertices(g);
+    vertices_ = claims_.sum(g.n);
+    edges_ = claims_.sum(g.directed_edges());
+    ids_ = claims_.ids(g.n);
   }
 
   // Ids are ordered by degree, so vertices with no edge form a tail that bottom-up never needs to visit (and
@@ -58,11 +80,26 @@ class HybridBfs final : public GraphSearch<Id> {
   // Searches from internal vertex `root`; writes parent_out[input label] = parent's input label (root: itself,
   // unreached: kNoVertex). Resetting the state and translating labels are part of the search.
   SearchStats search(Id root, Id* parent_out) override {
+    if constexpr (Claims::kRemote) throw Error("internal error: a rank's search names parents by its driver");
+    SearchStats stats = levels(root);
+    to_input_labels(parent_out);
+    return stats;
+  }
+
+  // The search itself, from `root` (an id of the whole space; collective across ranks), leaving the parents by
+  // internal id (internal_parents(): vertex i's, as an id of the whole space).
+  SearchStats levels(Id root) {
     SearchStats stats;
     reset();
-    parent_[root] = root;
-    front_.set_atomic(root);
-    uint64_t frontier = 1, scout = g_.degree(root), edges_to_check = g_.directed_edges();
+    uint64_t scout = 0;
+    if (owns(root)) {
+      const uint64_t i = root - lo();
+      parent_[i] = root;
+      front_.set_atomic(i);
+      scout = g_.degree(i);
+    }
+    scout = claims_.sum(scout);
+    uint64_t frontier = 1, edges_to_check = edges_;
     while (frontier > 0) {
       if (go_bottom_up(scout, edges_to_check)) {
         frontier = bottom_up_levels(frontier, stats);
@@ -76,9 +113,9 @@ class HybridBfs final : public GraphSearch<Id> {
         record(stats, false, expanded, examined, t0);
       }
     }
-    to_input_labels(parent_out);
     return stats;
   }
+  const Claims& claims() const { return claims_; }
 
   std::span<int32_t> idle_memory() override {
     return {reinterpret_cast<int32_t*>(parent_.data()), parent_.bytes() / sizeof(int32_t)};
@@ -118,7 +155,15 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
   bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
-  bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, g_.n); }
+  bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, vertices_); }
+  uint64_t lo() const {
+    if constexpr (Claims::kRemote) return claims_.lo;
+    return 0;
+  }
+  bool owns(uint64_t v) const {
+    if constexpr (Claims::kRemote) return claims_.owns(v);
+    return true;
+  }
 
   uint64_t bottom_up_levels(uint64_t frontier, SearchStats& stats) {
     uint64_t awake = frontier, old_awake;
@@ -136,11 +181,13 @@ class HybridBfs final : public GraphSearch<Id> {
   void record(SearchStats& s, bool up, uint64_t frontier, uint64_t examined, double t0) {
     source_.check();
     if constexpr (Source::kChecked) level_io_.edges_storage = examined;  // every list read in place
+    const uint64_t sent = claims_.level(examined, level_io_);
     s.edges_examined += examined;
     s.io.edges_storage += level_io_.edges_storage;
     s.io.bytes_read += level_io_.bytes_read;
     s.io.requests += level_io_.requests;
-    if (opt_.trace) s.levels.push_back({up, frontier, examined, omp_get_wtime() - t0, level_io_});
+    s.bytes_sent += sent;
+    if (opt_.trace) s.levels.push_back({up, frontier, examined, omp_get_wtime() - t0, level_io_, sent});
     level_io_ = LevelIo{};
   }
 
@@ -178,18 +225,28 @@ class HybridBfs final : public GraphSearch<Id> {
     return chunks;
   }
 
-  // Claims the unvisited among u's neighbours [first, last) for u, marking them in the next frontier; returns
-  // the degrees added to it.
-  uint64_t claim_children(Id u, const Id* first, const Id* last) {
+  // Claims vertex i for parent u (an id of the whole space) if it is unvisited, marking it in the next frontier;
+  // returns the degree it added.
+  uint64_t claim(uint64_t i, Id u) {
+    if (std::atomic_ref<Id>(parent_[i]).load(std::memory_order_relaxed) != kNoVertex<Id>) return 0;
+    Id expected = kNoVertex<Id>;
+    if (!std::atomic_ref<Id>(parent_[i]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) return 0;
+    next_.set_atomic(i);
+    return g_.degree(i);
+  }
+  // Claims the unvisited among vertex i's neighbours [first, last) (another's sent to its owner); returns the
+  // degrees added to the next frontier.
+  uint64_t claim_children(Id i, const Id* first, const Id* last) {
+    const Id u = Id(lo() + i);
     uint64_t added = 0;
     for (const Id* it = first; it != last; ++it) {
-      const Id v = *it;
-      if (std::atomic_ref<Id>(parent_[v]).load(std::memory_order_relaxed) != kNoVertex<Id>) continue;
-      Id expected = kNoVertex<Id>;
-      if (std::atomic_ref<Id>(parent_[v]).compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
-        next_.set_atomic(v);
-        added += g_.degree(v);
+      if constexpr (Claims::kRemote) {
+        if (!claims_.owns(*it)) {
+          claims_.send(*it, u);
+          continue;
+        }
       }
+      added += claim(*it - lo(), u);
     }
     return added;
   }
@@ -221,11 +278,12 @@ class HybridBfs final : public GraphSearch<Id> {
       }
     });
     if constexpr (Source::kHasTails) new_scout += source_.top_down_finish(expand, level_io_);
+    if constexpr (Claims::kRemote) new_scout += claims_.take([&](uint64_t i, Id u) { return claim(i, u); });
     level_io_.edges_storage += in_place;
-    scout = new_scout;
+    scout = claims_.sum(new_scout);
     examined = new_examined + level_io_.edges_storage;
     front_.swap(next_);
-    return front_.count();
+    return claims_.sum(front_.count());
   }
 
   // Bottom-up over one work item, words [w, w_end) of part p (each word owned by this thread): an unvisited
@@ -298,7 +356,7 @@ class HybridBfs final : public GraphSearch<Id> {
 
   uint64_t bottom_up_step(uint64_t& examined) {
     const std::vector<uint64_t> chunks = claim_chunks(word_items(), kWordChunk);
-    const uint64_t* front = front_.words();
+    const uint64_t* front = claims_.frontier(front_);
     uint64_t* next = next_.words();
     uint64_t* deferred = nullptr;
     if constexpr (Source::kDefers) deferred = source_.deferred_words();
@@ -317,7 +375,7 @@ class HybridBfs final : public GraphSearch<Id> {
     level_io_.edges_storage += in_place;
     if constexpr (Source::kDefers) awake += bottom_up_deferred(front);
     examined = new_examined + level_io_.edges_storage;
-    return awake;
+    return claims_.sum(awake);
   }
 
   // The deferred tails, read by the source: the first neighbour in the frontier becomes the parent.
@@ -325,9 +383,9 @@ class HybridBfs final : public GraphSearch<Id> {
     std::atomic<uint64_t> found{0};
     auto claim = [&](Id v, const Id* first, const Id* last) {
       if (parent_[v] != kNoVertex<Id>) return uint64_t(0);  // found in an earlier piece of a long list
-      const Id* it = first_marked_or_invalid(front, first, last, g_.n);  // read from storage: checked as scanned
+      const Id* it = first_marked_or_invalid(front, first, last, ids_);  // read from storage: checked as scanned
       if (it == last) return uint64_t(last - first);
-      if (*it >= g_.n) [[unlikely]] throw InvalidEntry{it};
+      if (*it >= ids_) [[unlikely]] throw InvalidEntry{it};
       parent_[v] = *it;
       next_.set_atomic(v);
       found.fetch_add(1, std::memory_order_relaxed);
@@ -350,6 +408,9 @@ class HybridBfs final : public GraphSearch<Id> {
   Source source_;
   const Partitioning& parts_;
   BfsOptions opt_;
+  Claims claims_;
+  uint64_t vertices_ = 0, edges_ = 0;      // of the whole search (a rank's: every rank's)
+  uint64_t ids_ = 0;                       // the id space the lists name
   NumaArray<Id> parent_;                   // internal ids
   Bitmap front_, next_;                    // the frontier and the next, both directions
   std::vector<std::atomic<uint64_t>> claim_;

@@ -508,12 +508,12 @@ SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<So
   if (cfg.place.tier->in_place) {
     PrefixAndMappedTails<Id> source(k2.local(), k2.cache(), {k2.mapped()}, k2.files());
     source.limit_ids(g.part.ids());
-    DistBfs<Id, PrefixAndMappedTails<Id>> bfs(g, comm, cfg.bfs, k2.local().offsets, std::move(source));
+    DistBfs<Id, PrefixAndMappedTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), &k2.partitioning(), std::move(source));
     return run(bfs);
   }
   PrefixAndReadTails<Id> source(k2.local(), k2.cache(), k2.files(), cfg.place.io, k2.partitioning(), g.local_count());
   source.limit_ids(g.part.ids());
-  DistBfs<Id, PrefixAndReadTails<Id>> bfs(g, comm, cfg.bfs, k2.local().offsets, std::move(source));
+  DistBfs<Id, PrefixAndReadTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), &k2.partitioning(), std::move(source));
   return run(bfs);
 }
 

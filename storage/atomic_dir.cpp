@@ -199,7 +199,15 @@ AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string&
   temp_ = target_ + kTempInfix + std::to_string(::getpid());
   remove_tree(temp_);  // a leftover from a crashed run of ours with the same pid
   make_unfinished(temp_);
-  if (!DirLock::try_lock(temp_, DirLock::kExclusive, temp_lock_)) {
+  // Another process clearing the target's unfinished writes may hold this new directory's lock for a moment, to
+  // see whether its writer is gone (writer_is_dead: a live, fresh one is left alone); wait that out. (Taking it
+  // once failed the slower of two racing generates with "cannot lock": cli_concurrency, seen once under load.)
+  bool locked = false;
+  for (int attempt = 0; attempt < 2000 && !locked; ++attempt) {
+    locked = DirLock::try_lock(temp_, DirLock::kExclusive, temp_lock_);
+    if (!locked) ::usleep(1000);
+  }
+  if (!locked) {
     drop_unfinished(temp_, true);
     throw Error("cannot lock " + temp_);
   }

@@ -29,7 +29,8 @@ for trial in 1 2 3 4; do
   ((rb == 0 && ra != 0)) && winner="5,5" && loser="$tmp/a.err"
   expect "race $trial: exactly one generate succeeds (exits $ra, $rb)" test -n "$winner"
   [[ -n $winner ]] || continue
-  expect "race $trial: the loser says why" grep -qE "appeared while this was being written|already exists" "$loser"
+  expect "race $trial: the loser says why ($(tr '\n' ' ' <"$loser" | head -c 300))" \
+    grep -qE "appeared while this was being written|already exists" "$loser"
   expect "race $trial: the directory is the winner's" bash -c "'$strata' info '$d' | grep -qx 'seed: $winner'"
 done
 
