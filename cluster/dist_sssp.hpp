@@ -1,13 +1,12 @@
-// Kernel 3 across the ranks: delta-stepping by the rules of sssp/delta_stepping.hpp (float32 relaxations; a
+// Kernel 3 across the ranks: the one-process delta-stepping (sssp/delta_stepping.hpp: float32 relaxations; a
 // vertex's distance and parent one word, changed only to a strictly smaller distance; a bucket's light edges
-// until it settles, then its heavy edges once), each rank relaxing its own vertices' edges and sending the
-// relaxations of other ranks' vertices to their owners, one exchange a round. The ranks agree on the next
-// bucket (the least any holds) and on when a bucket has settled (no rank improved a vertex into it). Any
-// correct order of relaxations gives the same distance bits (SSSP.md 3.3), so they are one process's, whatever
-// the rank count. A rank's lists come from a weighted source (sssp/weighted_sources.hpp's interface): its rows
-// in DRAM (RankWeightedLists), or on its storage (WeightsReadTails, WeightsInPlace over RankRows), where a
-// bucket's marked tails are read at once (no deferral across buckets, as one process does: the ranks would have
-// to agree on when a deferred tail falls due). Then the facts of a result (DistanceFacts), by input label.
+// until it settles, then its heavy edges once) over each rank's own vertices, with RankRelaxations: the
+// relaxations of other ranks' vertices sent to their owners, one exchange a round, and the ranks agreeing on the
+// next bucket (the least any holds), on when a bucket has settled (no rank improved a vertex into it) and on when
+// deferred tails fall due (the least bucket any rank's tails can reach). Any correct order of relaxations gives
+// the same distance bits (SSSP.md 3.3), so they are one process's, whatever the rank count. A rank's lists come
+// from a weighted source (sssp/weighted_sources.hpp's interface): its rows in DRAM (RankWeightedLists), or on its
+// storage (WeightsReadTails, WeightsInPlace over RankRows). Then the facts of a result (DistanceFacts), by input label.
 #pragma once
 #include <fmt/format.h>
 #include <omp.h>
@@ -49,160 +48,106 @@ struct RankWeightedLists {
   void check() {}
 };
 
+// DeltaStepping's Relaxations across the ranks (its interface is described there): this rank holds distributed
+// ids [g.lo, g.hi) and names parents by input label.
+template <class Id>
+class RankRelaxations {
+ public:
+  static constexpr bool kRemote = true;
+  RankRelaxations(const DistGraph<Id>& g, const Comm& comm)
+      : lo(g.lo), g_(&g), comm_(&comm), out_(omp_get_max_threads(), comm.size()) {}
+  uint64_t lo;
+  bool owns(uint64_t v) const { return g_->owns(v); }
+  Id name(Id i) const { return g_->rows.to_input[i]; }
+  void send(Id v, float d, Id parent) { out_.mine(g_->part.owner(v)).push_back({v, d, parent}); }
+  // The relaxations the ranks sent each other; one for a vertex this rank does not hold (a hole of the id space,
+  // from damaged rows) is refused.
+  template <class Improve>
+  uint64_t take(Improve&& improve) {
+    const std::vector<Relaxation> got = out_.exchange(*comm_, &sent_);
+    uint64_t improved = 0, foreign = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(+ : improved) reduction(min : foreign)
+    for (size_t k = 0; k < got.size(); ++k) {
+      if (!owns(got[k].v)) [[unlikely]] foreign = std::min<uint64_t>(foreign, got[k].v);
+      else improved += improve(Id(got[k].v - lo), got[k].d, got[k].parent);
+    }
+    if (foreign != UINT64_MAX)
+      throw Error(fmt::format("a relaxation for vertex {}, which rank {} does not hold: a rank's rows are corrupted",
+                              foreign, comm_->rank()));
+    return improved;
+  }
+  uint64_t sum(uint64_t x) const { return comm_->sum(x); }
+  uint64_t least(uint64_t x) const { return ~comm_->max(~x); }
+  void finish(SsspStats& stats) {
+    read_ += stats.io.bytes_read;
+    std::array<uint64_t, 4> c{stats.relaxations, stats.io.bytes_read, stats.io.requests, stats.io.edges_storage};
+    comm_->sum_in_place(std::span<uint64_t>(c));  // every rank's
+    stats.relaxations = c[0], stats.io.bytes_read = c[1], stats.io.requests = c[2], stats.io.edges_storage = c[3];
+  }
+  uint64_t bytes_sent() const { return sent_; }  // this rank's relaxations sent, every search so far
+  uint64_t bytes_read() const { return read_; }  // this rank's reads from its storage, every search so far
+
+ private:
+  struct Relaxation {  // of another rank's vertex v: distance d through a parent named by its input label
+    Id v;
+    float d;
+    Id parent;
+  };
+  const DistGraph<Id>* g_;
+  const Comm* comm_;
+  RankBuffers<Relaxation> out_;  // relaxations bound for other ranks, by thread
+  uint64_t sent_ = 0, read_ = 0;
+};
+
+// Kernel 3 on a rank: the one-process delta-stepping over its local lists with RankRelaxations, and the results
+// by local index.
 template <class Id, class Source = RankWeightedLists<Id>>
 class DistDeltaStepping {
   static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
 
  public:
-  DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, Source source, float delta)
-      : g_(g), comm_(comm), source_(std::move(source)), delta_(delta), state_(g.local_count()),
-        out_(omp_get_max_threads(), comm.size()) {}
+  // rows: the rank's local lists (DRAM: g.rows; on storage: RankRows::local()); source: the lists by weight.
+  DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, const Csr<Id>& rows, Source source, float delta)
+      : g_(g), comm_(comm), sssp_(rows, std::move(source), delta, RankRelaxations<Id>(g, comm)) {}
   DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, float delta)
     requires std::is_same_v<Source, RankWeightedLists<Id>>
-      : DistDeltaStepping(g, comm, Source{g, delta}, delta) {}
+      : DistDeltaStepping(g, comm, g.rows, Source{g, delta}, delta) {}
 
   // From distributed id `root` (collective): dist_out[v - lo] (-1.0f unreached) and parent_out[v - lo] (the
   // parent's input label; the root its own; kNoVertex unreached) for this rank's vertices.
   SsspStats search(Id root, float* dist_out, Id* parent_out) {
-    SsspStats stats;
-    if constexpr (requires { source_.reset(); }) source_.reset();
-#pragma omp parallel for schedule(static)
-    for (uint64_t i = 0; i < state_.size(); ++i) state_[i] = distance_word::kUnreached<Id>;
-    bins_.assign(size_t(omp_get_max_threads()), {});
-    if (g_.owns(root)) {
-      state_[root - g_.lo] = distance_word::pack(0.0f, g_.label(root));
-      buckets::file(bins_[0], 0, Id(root - g_.lo));
-    }
-    for (uint64_t b = 0;;) {
-      b = ~comm_.max(~first_filled(b));  // the least bucket any rank holds entries of
-      if (b == UINT64_MAX) break;
-      std::vector<Id> settled, frontier = gather(b);
-      do {
-        keep_current(frontier, b, settled);
-        relax_all(frontier, /*light=*/true, stats);
-        frontier = gather(b);
-      } while (comm_.sum(frontier.size()) > 0);
-      // A vertex improved again within the bucket came back in a later light round: its heavy edges once.
-      std::sort(settled.begin(), settled.end());
-      settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
-      stats.buckets += comm_.sum(settled.size()) > 0;
-      relax_all(settled, /*light=*/false, stats);
-    }
-    bins_.clear();
-    source_.check();  // an entry read in place that was no vertex id
-    stats.relaxations = comm_.sum(stats.relaxations);
-    read_ += stats.io.bytes_read;
-    std::array<uint64_t, 3> io{stats.io.bytes_read, stats.io.requests, stats.io.edges_storage};
-    comm_.sum_in_place(std::span<uint64_t>(io));  // every rank's reads
-    stats.io.bytes_read = io[0], stats.io.requests = io[1], stats.io.edges_storage = io[2];
-    translate(dist_out, parent_out, stats);
-    return stats;
-  }
-
-  // The raw degrees of the vertices the last search reached, over every rank (collective): twice its nedge.
-  uint64_t reached_raw_degree_sum() const {
-    uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-    for (uint64_t i = 0; i < state_.size(); ++i) sum += state_[i] != distance_word::kUnreached<Id> ? g_.raw_degree[i] : 0;
-    return comm_.sum(sum);
-  }
-  uint64_t bytes_sent() const { return bytes_sent_; }  // this rank's relaxations sent, every search so far
-  uint64_t bytes_read() const { return read_; }        // this rank's reads from its storage, every search so far
-  uint64_t state_bytes() const { return state_.size() * sizeof(uint64_t); }
-
- private:
-  // A relaxation of another rank's vertex v: distance d through a parent named by its input label.
-  struct Relaxation {
-    Id v;
-    float d;
-    Id parent;
-  };
-
-  uint64_t bucket_of(float d) const { return distance_word::bucket_of(d, delta_); }
-
-  void keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) const {
-    buckets::keep_current(frontier, b, settled, [&](Id i) { return bucket_of(distance_word::dist_of(state_[i])); });
-  }
-  std::vector<Id> gather(uint64_t b) { return buckets::gather(bins_, b); }
-  uint64_t first_filled(uint64_t from) const { return buckets::first_filled(bins_, from); }
-
-  // Relaxes the light (or heavy) edges of this rank's vertices in `from` (local indices) -- on storage, with the
-  // tails the round needs read at once -- then, collectively, the relaxations other ranks sent for its
-  // vertices; each thread files the vertices it improved in its bins.
-  void relax_all(const std::vector<Id>& from, bool light, SsspStats& stats) {
-    struct alignas(64) Count {  // a cache line a thread: the counts are bumped on the hot path
-      uint64_t n = 0;
-    };
-    std::vector<Count> improved(bins_.size());
-    auto relax_from = [&](Id i) {  // relax(v, w) for local vertex i's edges, on the calling thread
-      const size_t t = size_t(omp_get_thread_num());
-      const float du = distance_word::load_dist(state_[i]);
-      const Id label = g_.rows.to_input[i];
-      return [this, t, du, label, &improved](Id v, float w) {
-        const float nd = du + w;  // float + float: fl32, as the reference relaxes
-        if (g_.owns(v)) improved[t].n += improve(Id(v - g_.lo), nd, label, bins_[t]);
-        else out_.mine(g_.part.owner(v)).push_back({v, nd, label});
-      };
-    };
-#pragma omp parallel for schedule(dynamic, 64)
-    for (size_t k = 0; k < from.size(); ++k) {
-      auto relax = relax_from(from[k]);
-      if constexpr (Source::kDefers) {
-        if (source_.scan(from[k], light, relax) >= 0.0f) source_.mark(from[k]);  // a heavy round's tail: now
-      } else {
-        source_.scan(from[k], light, relax);
-      }
-    }
-    auto visit = [&](Id i, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
-      auto relax = relax_from(i);
-      sssp_detail::relax_by_weight(first, last, light, delta_, relax);
-    };
-    source_.finish(light, visit, stats.io);
-    const std::vector<Relaxation> got = out_.exchange(comm_, &bytes_sent_);
-    uint64_t foreign = UINT64_MAX;  // a vertex this rank does not hold: a hole of the id space, from damaged rows
-#pragma omp parallel for schedule(static) reduction(min : foreign)
-    for (size_t k = 0; k < got.size(); ++k) {
-      const size_t t = size_t(omp_get_thread_num());
-      if (got[k].v < g_.lo || got[k].v >= g_.hi) [[unlikely]] {
-        foreign = std::min<uint64_t>(foreign, got[k].v);
-        continue;
-      }
-      improved[t].n += improve(Id(got[k].v - g_.lo), got[k].d, got[k].parent, bins_[t]);
-    }
-    if (foreign != UINT64_MAX)
-      throw Error(fmt::format("a relaxation for vertex {}, which rank {} does not hold: a rank's rows are corrupted",
-                              foreign, comm_.rank()));
-    for (const Count& c : improved) stats.relaxations += c.n;
-  }
-
-  // Local vertex i to distance nd through parent (an input label) where nd is smaller, filed in its bucket.
-  uint64_t improve(Id i, float nd, Id parent, std::vector<std::vector<Id>>& bins) {
-    if (!distance_word::improve(state_[i], nd, parent)) return 0;
-    buckets::file(bins, bucket_of(nd), i);
-    return 1;
-  }
-
-  void translate(float* dist_out, Id* parent_out, SsspStats& stats) const {
+    SsspStats stats = sssp_.levels(root);
+    const std::vector<uint64_t>& state = sssp_.state();
     uint64_t reached = 0;
 #pragma omp parallel for schedule(static) reduction(+ : reached)
-    for (uint64_t i = 0; i < state_.size(); ++i) {
-      const uint64_t s = state_[i];
+    for (uint64_t i = 0; i < state.size(); ++i) {
+      const uint64_t s = state[i];
       const bool r = s != distance_word::kUnreached<Id>;
       reached += r;
       dist_out[i] = r ? distance_word::dist_of(s) : -1.0f;
       parent_out[i] = r ? distance_word::parent_of<Id>(s) : kNoVertex<Id>;
     }
     stats.reached = comm_.sum(reached);
+    return stats;
   }
 
+  // The raw degrees of the vertices the last search reached, over every rank (collective): twice its nedge.
+  uint64_t reached_raw_degree_sum() const {
+    const std::vector<uint64_t>& state = sssp_.state();
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (uint64_t i = 0; i < state.size(); ++i) sum += state[i] != distance_word::kUnreached<Id> ? g_.raw_degree[i] : 0;
+    return comm_.sum(sum);
+  }
+  uint64_t bytes_sent() const { return sssp_.relaxations().bytes_sent(); }
+  uint64_t bytes_read() const { return sssp_.relaxations().bytes_read(); }
+  uint64_t state_bytes() const { return sssp_.state_bytes(); }
+  uint64_t io_buffer_bytes() const { return sssp_.io_buffer_bytes(); }
+
+ private:
   const DistGraph<Id>& g_;
   const Comm& comm_;
-  Source source_;
-  float delta_;
-  std::vector<uint64_t> state_;                     // (distance bits, parent's input label) by local index
-  buckets::Bins<Id> bins_;                          // local vertices improved into each bucket, by thread
-  RankBuffers<Relaxation> out_;                     // relaxations bound for other ranks, by thread
-  uint64_t bytes_sent_ = 0, read_ = 0;
+  DeltaStepping<Id, Source, RankRelaxations<Id>> sssp_;
 };
 
 // The facts of a result spread over the ranks (collective; dist: this rank's vertices by local index): each

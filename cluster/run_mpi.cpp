@@ -538,13 +538,13 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
   if (cfg.place.tier->in_place) {
     WeightsInPlace<Id> source(k3.local(), k3.cache(), {k3.mapped()}, k3.files(), cfg.delta);
     source.limit_ids(g.part.ids());
-    DistDeltaStepping<Id, WeightsInPlace<Id>> sssp(g, comm, std::move(source), cfg.delta);
+    DistDeltaStepping<Id, WeightsInPlace<Id>> sssp(g, comm, k3.local(), std::move(source), cfg.delta);
     return run(sssp);
   }
   WeightsReadTails<Id> source(k3.local(), k3.cache(), k3.files(), cfg.place.io, k3.partitioning(), cfg.delta);
   source.limit_ids(g.part.ids());
   rows.sssp->report().io_buffer_bytes = source.io_buffer_bytes();
-  DistDeltaStepping<Id, WeightsReadTails<Id>> sssp(g, comm, std::move(source), cfg.delta);
+  DistDeltaStepping<Id, WeightsReadTails<Id>> sssp(g, comm, k3.local(), std::move(source), cfg.delta);
   return run(sssp);
 }
 

@@ -5,7 +5,8 @@
 // distance and parent are one 64-bit word changed by compare-and-swap, only to a strictly smaller distance:
 // at the end every parent edge is tight (dist[v] == fl32(dist[parent] + w)) and the parents form a tree, with
 // any number of threads (an improvement of u always re-relaxes u's edges). It runs over a weighted source
-// (weighted_sources.hpp): in-core lists, or on storage an edge cache with tails read or mapped.
+// (weighted_sources.hpp): in-core lists, or on storage an edge cache with tails read or mapped. The same search
+// serves each MPI rank (cluster/dist_sssp.hpp): a Relaxations policy says whose vertices it holds.
 #pragma once
 #include <omp.h>
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "bfs/tail_reads.hpp"
+#include "core/error.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
 #include "sssp/buckets.hpp"
@@ -50,13 +52,29 @@ class ShortestPaths {
   virtual uint64_t io_buffer_bytes() const = 0;  // on storage: the tail reads' buffers
 };
 
-template <class Id, class Source = InCoreWeights<Id>>
+// Whose vertices a search relaxes. OneProcess: every vertex of g, parents named by internal id. A rank's search
+// (cluster/dist_sssp.hpp, RankRelaxations) holds vertices [lo, lo + g.n) of a larger id space that its lists
+// name, names parents by input label, and sends the relaxations of the others' vertices:
+//   kRemote                    lists name vertices held elsewhere; then also:
+//     lo, owns(v), name(i)     the first id held; whether v is held; the name vertex i gives as a parent
+//     send(v, d, parent)       relaxes v to d through parent at v's owner (from any OpenMP thread)
+//     take(improve)            after a round: improve(i, d, parent) for each relaxation sent here (collective)
+//   sum(x), least(x)           over the whole search (a rank: over every rank; collective)
+//   finish(stats)              a search's counts summed likewise
+struct OneProcessRelaxations {
+  static constexpr bool kRemote = false;
+  uint64_t sum(uint64_t x) const { return x; }
+  uint64_t least(uint64_t x) const { return x; }
+  void finish(SsspStats&) const {}
+};
+
+template <class Id, class Source = InCoreWeights<Id>, class Relaxations = OneProcessRelaxations>
 class DeltaStepping final : public ShortestPaths<Id> {
   static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
 
  public:
-  DeltaStepping(const Csr<Id>& g, Source source, float delta)
-      : g_(g), source_(std::move(source)), delta_(delta), state_(g.n) {}
+  DeltaStepping(const Csr<Id>& g, Source source, float delta, Relaxations relaxations = {})
+      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n) {}
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
   DeltaStepping(const Csr<Id>& g, const float* weights, float delta)
     requires std::is_same_v<Source, InCoreWeights<Id>>
@@ -66,36 +84,51 @@ class DeltaStepping final : public ShortestPaths<Id> {
       : DeltaStepping(g, g.weights.data(), delta) {}
 
   SsspStats search(Id root, float* dist_out, Id* parent_out) override {
+    if constexpr (Relaxations::kRemote) throw Error("internal error: a rank's search names its results by its driver");
+    SsspStats stats = levels(root);
+    translate(dist_out, parent_out, stats);
+    return stats;
+  }
+
+  // The search itself, from `root` (an id of the whole space; collective across ranks), leaving each vertex's
+  // (distance, parent) word in state().
+  SsspStats levels(Id root) {
     SsspStats stats;
     if constexpr (requires { source_.reset(); }) source_.reset();
     const uint64_t n = g_.n;
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
-    state_[root] = pack(0.0f, root);
     bins_.assign(size_t(omp_get_max_threads()), {});
     due_.assign(bins_.size(), {});
-    std::vector<Id> frontier{root};
-    for (uint64_t b = 0;;) {
-      std::vector<Id> settled;  // every vertex the bucket held, for its heavy edges
-      for (; !frontier.empty(); frontier = gather(b)) relax_all(keep_current(frontier, b, settled), stats, /*light=*/true);
-      if (!settled.empty()) {
+    if (owns(root)) {
+      const Id i = Id(root - lo());
+      state_[i] = pack(0.0f, name(i));
+      buckets::file(bins_[0], 0, i);
+    }
+    // Each bucket in turn: b again where a heavy edge rounded back into it, else the first holding entries,
+    // once every tail due by then has been read.
+    for (uint64_t b = 0; next_bucket(b, stats);) {
+      std::vector<Id> settled, frontier = gather(b);  // settled: every vertex the bucket held, for its heavy edges
+      do {
+        relax_all(keep_current(frontier, b, settled), stats, /*light=*/true);
+        frontier = gather(b);
+      } while (remote_.sum(frontier.size()) > 0);
+      if (remote_.sum(settled.size()) > 0) {
         ++stats.buckets;
         // A vertex improved again within the bucket came back in a later light round: its heavy edges once.
         std::sort(settled.begin(), settled.end());
         settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
         relax_all(settled, stats, /*light=*/false);
       }
-      // The next bucket to settle: b again where a heavy edge rounded back into it, else the first holding
-      // entries, once every tail due by then has been read.
-      if (!next_bucket(b, stats)) break;
-      frontier = gather(b);
     }
     bins_.clear();
     due_.clear();
     source_.check();
-    translate(dist_out, parent_out, stats);
+    remote_.finish(stats);
     return stats;
   }
+  const std::vector<uint64_t>& state() const { return state_; }  // (distance bits, parent) by vertex
+  const Relaxations& relaxations() const { return remote_; }
 
   uint64_t state_bytes() const override {
     uint64_t bytes = g_.n * sizeof(uint64_t);
@@ -121,6 +154,18 @@ class DeltaStepping final : public ShortestPaths<Id> {
   static float dist_of(uint64_t s) { return distance_word::dist_of(s); }
   static Id parent_of(uint64_t s) { return distance_word::parent_of<Id>(s); }
   uint64_t bucket_of(float d) const { return distance_word::bucket_of(d, delta_); }
+  uint64_t lo() const {
+    if constexpr (Relaxations::kRemote) return remote_.lo;
+    return 0;
+  }
+  bool owns(uint64_t v) const {
+    if constexpr (Relaxations::kRemote) return remote_.owns(v);
+    return true;
+  }
+  Id name(Id i) const {  // vertex i as a parent
+    if constexpr (Relaxations::kRemote) return remote_.name(i);
+    return i;
+  }
 
   // The frontier's vertices whose distance still lies in bucket b, each once, also added to `settled`.
   std::vector<Id>& keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) const {
@@ -137,9 +182,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // edges may fill an earlier bucket, so it is looked for again.
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
-      const uint64_t next = first_filled(bins_, b);
+      const uint64_t next = remote_.least(first_filled(bins_, b));
       if constexpr (Source::kDefers) {
-        if (const uint64_t due = first_filled(due_, b); due != UINT64_MAX && due <= next) {
+        if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= next) {
           read_all_due(stats);
           continue;
         }
@@ -159,7 +204,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
     uint64_t improved = 0;
     read_marked(/*light=*/false, stats, improved);
-    stats.relaxations += improved;
+    stats.relaxations += improved + received();
   }
 
   // Relaxes the light (or heavy) edges of every vertex in `from`; each thread files the vertices it improved
@@ -177,9 +222,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
       std::vector<std::vector<Id>>& bins = bins_[t];
 #pragma omp for schedule(dynamic, 64) nowait
       for (size_t i = 0; i < from.size(); ++i) {
-        const Id u = from[i];
+        const Id u = from[i], parent = name(u);
         const float du = distance(u);
-        auto relax = [&](Id v, float w) { improved += relax_edge(u, du, v, w, bins); };
+        auto relax = [&](Id v, float w) { improved += relax_edge(parent, du, v, w, bins); };
         if constexpr (Source::kDefers) {
           const float floor = source_.scan(u, light, relax);
           if (floor >= 0.0f) {
@@ -194,7 +239,19 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
     if constexpr (Source::kDefers)
       if (light) read_marked(light, stats, improved);
-    stats.relaxations += improved;
+    stats.relaxations += improved + received();
+  }
+
+  // Across ranks, the relaxations the others sent for this rank's vertices, each improvement filed by the
+  // thread that made it; returns how many improved.
+  uint64_t received() {
+    if constexpr (!Relaxations::kRemote) return 0;
+    else
+      return remote_.take([this](Id i, float d, Id parent) {
+        if (!distance_word::improve(state_[i], d, parent)) return uint64_t(0);
+        buckets::file(bins_[size_t(omp_get_thread_num())], bucket_of(d), i);
+        return uint64_t(1);
+      });
   }
 
   // The marked tails read (kDefers) and their light or heavy edges relaxed.
@@ -203,7 +260,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
     auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const size_t t = size_t(omp_get_thread_num());
       const float du = distance(u);
-      auto relax = [&](Id v, float w) { counts[t] += relax_edge(u, du, v, w, bins_[t]); };
+      const Id parent = name(u);
+      auto relax = [&](Id v, float w) { counts[t] += relax_edge(parent, du, v, w, bins_[t]); };
       sssp_detail::relax_by_weight(first, last, light, delta_, relax);
     };
     source_.finish(light, visit, stats.io);
@@ -211,15 +269,21 @@ class DeltaStepping final : public ShortestPaths<Id> {
   }
 
   float distance(Id u) const { return distance_word::load_dist(state_[u]); }
-  // Edge (u, v) of weight w from u at distance du: v improved and filed in its bucket (returns 1), or not.
-  uint64_t relax_edge(Id u, float du, Id v, float w, std::vector<std::vector<Id>>& bins) {
+  // Edge (u, v) of weight w from u (named `parent`) at distance du: v improved and filed in its bucket (returns
+  // 1), or not; across ranks another's v is sent to its owner.
+  uint64_t relax_edge(Id parent, float du, Id v, float w, std::vector<std::vector<Id>>& bins) {
     const float nd = du + w;  // float + float: fl32, as the reference relaxes
-    if (!improve(v, nd, u)) return 0;
-    buckets::file(bins, bucket_of(nd), v);
+    if constexpr (Relaxations::kRemote) {
+      if (!remote_.owns(v)) {
+        remote_.send(v, nd, parent);
+        return 0;
+      }
+    }
+    const Id i = Id(v - lo());
+    if (!distance_word::improve(state_[i], nd, parent)) return 0;
+    buckets::file(bins, bucket_of(nd), i);
     return 1;
   }
-
-  bool improve(Id v, float nd, Id u) { return distance_word::improve(state_[v], nd, u); }
 
   void translate(float* dist_out, Id* parent_out, SsspStats& stats) const {
     uint64_t reached = 0;
@@ -237,6 +301,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   const Csr<Id>& g_;
   Source source_;
   float delta_;
+  Relaxations remote_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
