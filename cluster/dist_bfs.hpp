@@ -72,6 +72,7 @@ class RankClaims {
   uint64_t sum(uint64_t x) const { return comm_->sum(x); }
   uint64_t level(uint64_t& examined, LevelIo& io) {
     read_ += io.bytes_read;
+    own_sent_ += sent_;
     std::array<uint64_t, 5> c = {examined, sent_, io.edges_storage, io.bytes_read, io.requests};
     comm_->sum_in_place(std::span<uint64_t>(c));  // one reduction a level
     sent_ = 0;
@@ -80,7 +81,8 @@ class RankClaims {
     return c[1];
   }
   uint64_t ids(uint64_t) const { return g_->part.ids(); }
-  uint64_t bytes_read() const { return read_; }  // this rank's, over every search so far
+  uint64_t bytes_read() const { return read_; }      // this rank's, over every search so far
+  uint64_t bytes_sent() const { return own_sent_; }  // likewise
   uint64_t state_bytes() const { return global_.word_count() * sizeof(uint64_t); }
 
  private:
@@ -89,7 +91,8 @@ class RankClaims {
   RankBuffers<IdPair<Id>> remote_;  // claims bound for other ranks, by thread
   Bitmap global_;
   std::vector<uint64_t> first_word_, word_count_;  // each rank's part of global_
-  uint64_t sent_ = 0, read_ = 0;                   // this level's bytes sent; every search's bytes read
+  uint64_t sent_ = 0;                              // this level's bytes sent
+  uint64_t own_sent_ = 0, read_ = 0;               // every search's bytes sent and read, this rank's
 };
 
 template <class Id, class Source = WholeLists<Id>>
@@ -114,7 +117,9 @@ class DistBfs {
   // rank knows only its own vertices' labels, so the other parents' are asked of their owners.
   SearchStats search(Id root, Id* out) {
     SearchStats stats = bfs_.levels(root);
-    stats.bytes_sent += comm_.sum(translate(out));
+    const uint64_t asked = translate(out);
+    translate_sent_ += asked;
+    stats.bytes_sent += comm_.sum(asked);
     return stats;
   }
 
@@ -127,6 +132,7 @@ class DistBfs {
     return comm_.sum(sum);
   }
   uint64_t bytes_read() const { return bfs_.claims().bytes_read(); }  // this rank's, over every search so far
+  uint64_t bytes_sent() const { return bfs_.claims().bytes_sent() + translate_sent_; }  // likewise
   uint64_t state_bytes() const {
     return bfs_.state_bytes() + bfs_.claims().state_bytes() + hub_labels_.size() * sizeof(Id);
   }
@@ -185,6 +191,7 @@ class DistBfs {
   const Comm& comm_;
   Partitioning one_part_;  // the rank's vertices as one part, where the rows bring none
   HybridBfs<Id, Source, RankClaims<Id>> bfs_;
+  uint64_t translate_sent_ = 0;  // this rank's bytes sent naming parents, every search so far
   uint64_t hub_count_ = 0;      // hubs a rank: its first ids
   std::vector<Id> hub_labels_;  // rank r's hub k's input label at r * hub_count_ + k
 };

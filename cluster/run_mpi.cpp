@@ -393,16 +393,18 @@ struct DistBfsKernel : AcrossRanks {
   std::vector<Id>& out;
   SearchStats stats{};
   SearchTotals totals{};
-  uint64_t read_before = 0;  // this rank's bytes read before the search just run
+  uint64_t sent_before = 0, read_before = 0;  // this rank's bytes sent and read before the search just run
 
   void search(size_t i) {
+    sent_before = bfs.bytes_sent();
     read_before = bfs.bytes_read();
     stats = bfs.search(internal[i], out.data());
   }
   uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
-    totals.bytes_sent += stats.bytes_sent;
-    totals.bytes_read += bfs.bytes_read() - read_before;  // the timed searches' (searched() skips the warm-up)
+    // This rank's, of the timed searches (searched() skips the warm-up); stats.bytes_sent is every rank's.
+    totals.bytes_sent += bfs.bytes_sent() - sent_before;
+    totals.bytes_read += bfs.bytes_read() - read_before;
     if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
     if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
     stats.levels.clear();

@@ -28,6 +28,9 @@ for r in ranks:
 assert sum(r["directed_edges"] for r in ranks) == j["directed_edges"]
 assert all("bytes_sent" in s for s in j["searches"])
 if p > 1: assert all(s["bytes_sent"] > 0 for s in j["searches"])
+# each rank its own bytes: together, what the searches sent (every rank once had the ranks' total: P times it)
+assert sum(r["search_bytes_sent"] for r in ranks) == sum(s["bytes_sent"] for s in j["searches"]), \
+    ([r["search_bytes_sent"] for r in ranks], sum(s["bytes_sent"] for s in j["searches"]))
 PY
 done
 # 64-bit ids (SCALE 32 and above; --debug-id-bytes 8 forces them): the same searches.
