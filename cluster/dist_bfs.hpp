@@ -106,7 +106,7 @@ class DistBfs {
   // (RankRows::partitioning(); null: one); source: the lists, ids below the distributed id space.
   DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, const Csr<Id>& rows,
           const Partitioning* parts, Source source)
-      : g_(g), comm_(comm), one_part_(Partitioning::with_bounds({0, g.local_count()}, Topology::detect())),
+      : g_(g), comm_(comm), one_part_(Partitioning::first_touch(g.local_count())),
         bfs_(rows, std::move(source), parts ? *parts : one_part_, options, RankClaims<Id>(g, comm)) {
     share_hub_labels();
   }

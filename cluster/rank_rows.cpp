@@ -131,7 +131,7 @@ RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t
   } else if (budget > 0) {
     k = k_for_budget_or_refuse(local_, budget, report_.io_buffer_bytes, hub_degree, "this rank's", sizeof(Entry));
   }
-  parts_ = Partitioning::with_bounds({0, n}, Topology::detect());
+  parts_ = Partitioning::first_touch(n);
   if (dax) {  // every block checked in place, the prefixes copied out
     map_ = PmemMapping::open_read(dir + "/" + CsrFiles::adj_name(0));
     report_.is_pmem = map_.is_pmem();

@@ -21,7 +21,8 @@ struct Topology {
 
 struct Partitioning {
   std::vector<uint64_t> bounds;  // parts + 1 vertex bounds, multiples of 64 (one bitmap word per owner)
-  std::vector<int> node;         // NUMA node of each part
+  std::vector<int> node;         // NUMA node of each part (kFirstTouch: none preferred)
+  static constexpr int kFirstTouch = -1;
   int parts() const { return int(node.size()); }
   uint64_t begin(int p) const { return bounds[p]; }
   uint64_t end(int p) const { return bounds[p + 1]; }
@@ -33,6 +34,9 @@ struct Partitioning {
   // Splits [0, n) into `parts` ranges of roughly equal work; work_prefix(v) is the work of [0, v), non-decreasing.
   // Given bounds (parts + 1), parts mapped to the CPU nodes round-robin.
   static Partitioning with_bounds(std::vector<uint64_t> bounds, const Topology& topo);
+  // [0, n) as one part whose pages go where they are first touched: an MPI rank's, placed by the launcher's
+  // binding (a node of its own would put every rank's arrays on one socket).
+  static Partitioning first_touch(uint64_t n) { return {{0, n}, {kFirstTouch}}; }
   static Partitioning balanced(uint64_t n, const std::function<uint64_t(uint64_t)>& work_prefix, int parts,
                                const Topology& topo);
 };

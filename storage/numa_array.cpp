@@ -48,7 +48,7 @@ PageRegion::~PageRegion() {
 }
 
 void PageRegion::prefer_node(size_t begin, size_t end, int node) {
-  if (!base_ || numa_available() < 0) return;
+  if (!base_ || node < 0 || numa_available() < 0) return;  // node < 0: first touch decides
   const size_t ps = page_size();
   begin = begin / ps * ps;
   end = std::min(bytes_, (end + ps - 1) / ps * ps);
