@@ -365,9 +365,22 @@ struct SearchTotals {
 };
 
 // What makes a kernel's searches a run across the ranks for time_searches: every rank starts a search together
-// and the slowest rank's time counts; progress is shown by rank 0 alone.
+// and the slowest rank's time counts; progress is shown by rank 0 alone; this rank's bytes sent and read by the
+// timed searches are counted (before(search) as one starts, after(search) in searched(), which skips the warm-up).
 struct AcrossRanks {
   const Comm& comm;
+  SearchTotals totals{};
+  uint64_t sent_before = 0, read_before = 0;
+  template <class Search>
+  void before(const Search& s) {
+    sent_before = s.bytes_sent();
+    read_before = s.bytes_read();
+  }
+  template <class Search>
+  void after(const Search& s) {
+    totals.bytes_sent += s.bytes_sent() - sent_before;
+    totals.bytes_read += s.bytes_read() - read_before;
+  }
   void align() const { comm.barrier(); }
   double slowest(double seconds) const { return comm.max(seconds); }
   RunHooks shown(const RunHooks& hooks) const {
@@ -392,19 +405,14 @@ struct DistBfsKernel : AcrossRanks {
   std::optional<DistValidation<Id, Source>>& validation;
   std::vector<Id>& out;
   SearchStats stats{};
-  SearchTotals totals{};
-  uint64_t sent_before = 0, read_before = 0;  // this rank's bytes sent and read before the search just run
 
   void search(size_t i) {
-    sent_before = bfs.bytes_sent();
-    read_before = bfs.bytes_read();
+    before(bfs);
     stats = bfs.search(internal[i], out.data());
   }
   uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
-    // This rank's, of the timed searches (searched() skips the warm-up); stats.bytes_sent is every rank's.
-    totals.bytes_sent += bfs.bytes_sent() - sent_before;
-    totals.bytes_read += bfs.bytes_read() - read_before;
+    after(bfs);  // this rank's bytes; stats.bytes_sent is every rank's
     if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
     if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
     stats.levels.clear();
@@ -443,18 +451,14 @@ struct DistSsspKernel : AcrossRanks {
   std::vector<float>& dist;
   std::vector<Id>& parent;
   SsspStats stats{};
-  SearchTotals totals{};
-  uint64_t sent_before = 0, read_before = 0;  // this rank's bytes sent and read before the search just run
 
   void search(size_t i) {
-    sent_before = sssp.bytes_sent();
-    read_before = sssp.bytes_read();
+    before(sssp);
     stats = sssp.search(internal[i], dist.data(), parent.data());
   }
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
-    totals.bytes_sent += sssp.bytes_sent() - sent_before;  // the timed searches' (searched() skips the warm-up)
-    totals.bytes_read += sssp.bytes_read() - read_before;
+    after(sssp);
     if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
     r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
     r.sssp_stats.push_back(stats);
