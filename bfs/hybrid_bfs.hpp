@@ -18,6 +18,7 @@
 #include "bfs/bitmap.hpp"
 #include "bfs/graph_search.hpp"
 #include "bfs/neighbour_sources.hpp"
+#include "core/error.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
 #include "engine/topology.hpp"
