@@ -554,6 +554,35 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
   return run(sssp);
 }
 
+// The rows on this rank's storage, in its report and (rank 0's figures, every rank's disk) the placement's.
+template <class Id, class Source>
+void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g,
+                   const RankRowsReport& rr, const SearchTotals& totals, const Comm& comm) {
+  mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
+  mine.rows_dir = rr.dir;
+  mine.rows_reused = rr.reused;
+  mine.on_mem_edges = rr.k;
+  mine.edge_cache_bytes = rr.cache_bytes;
+  mine.dram_budget = rr.budget;
+  mine.disk_bytes = rr.disk_bytes;
+  mine.build_passes = rr.build_passes;
+  mine.build_bucket_bytes = rr.bucket_bytes;
+  mine.bytes_read = totals.bytes_read;
+  r.placement.on_mem_edges = rr.k;
+  r.placement.hub_degree = cfg.place.hub_degree;
+  r.placement.csr_dir = rr.dir.substr(0, rr.dir.rfind("rank-")) + "rank-<r>";  // every rank its own
+  r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
+  r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
+  r.placement.cache_load_time = comm.max(rr.load_seconds);
+  r.placement.direct_io = !rr.dax;
+  r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
+  r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.bfs ? sizeof(Id) : sizeof(NodeWeight<Id>));
+  if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
+  r.dram.budget = rr.budget;
+  r.dram.edge_cache = rr.cache_bytes;
+  r.io_buffer_bytes = rr.io_buffer_bytes;
+}
+
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
 // rank's disk and reads.
 // search_state: the larger kernel's per-search arrays on this rank.
@@ -583,32 +612,7 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   mine.build_bytes_sent = build.bytes_sent;
   mine.search_bytes_sent = totals.bytes_sent;
   r.placement.tier = cfg.place.tier;
-  if (rows) {
-    const RankRowsReport& rr = *rows;
-    mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
-    mine.rows_dir = rr.dir;
-    mine.rows_reused = rr.reused;
-    mine.on_mem_edges = rr.k;
-    mine.edge_cache_bytes = rr.cache_bytes;
-    mine.dram_budget = rr.budget;
-    mine.disk_bytes = rr.disk_bytes;
-    mine.build_passes = rr.build_passes;
-    mine.build_bucket_bytes = rr.bucket_bytes;
-    mine.bytes_read = totals.bytes_read;
-    r.placement.on_mem_edges = rr.k;
-    r.placement.hub_degree = cfg.place.hub_degree;
-    r.placement.csr_dir = rr.dir.substr(0, rr.dir.rfind("rank-")) + "rank-<r>";  // every rank its own
-    r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
-    r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
-    r.placement.cache_load_time = comm.max(rr.load_seconds);
-    r.placement.direct_io = !rr.dax;
-    r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
-    r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.bfs ? sizeof(Id) : sizeof(NodeWeight<Id>));
-    if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
-    r.dram.budget = rr.budget;
-    r.dram.edge_cache = rr.cache_bytes;
-    r.io_buffer_bytes = rr.io_buffer_bytes;
-  }
+  if (rows) describe_rows(r, mine, cfg, source, g, *rows, totals, comm);
   r.ranks = gather_ranks(mine, comm);
   r.dram.graph = comm.sum(g.bytes());
   r.dram_bytes = comm.sum(mine.dram_bytes);
