@@ -398,6 +398,9 @@ void add_debug_flags(CLI::App* run, RunFlags& f) {
   run->add_flag("--debug-corrupt-csr", f.plant.corrupt_csr,
                 "testing: damage kernel 1's graph (two labels swapped): the CSR certificate must fail the run")
       ->group("");
+  run->add_flag("--debug-corrupt-rows", f.plant.corrupt_rows,
+                "testing, mpirun in-core: the first root's list names a vertex no rank holds (its claim must be refused)")
+      ->group("");
   run->add_option("--debug-id-bytes", f.cfg.id_bytes, "testing: 8 forces 64-bit vertex ids at any SCALE")
       ->check(CLI::IsMember({4, 8}))->group("");
 }

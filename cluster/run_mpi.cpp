@@ -48,6 +48,8 @@ void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int proc
   if (cfg.validate_against == ValidationMethod::kCsr)
     throw Error("--validate-against csr is not available " + under + ": the ranks validate against the tuples");
   if (plant.corrupt_csr) throw Error("--debug-corrupt-csr tests the CSR certificate, which a run " + under + " does not use");
+  if (plant.corrupt_rows && tier.on_storage)
+    throw Error("--debug-corrupt-rows damages rows in DRAM: it tests --placement in-core");
   if (cfg.numa_parts > 0) throw Error("--numa-nodes: a run " + under + " partitions by rank (start one rank per NUMA node)");
 }
 
@@ -82,6 +84,22 @@ void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint
     throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank{}); {} available",
                             spec.scale, comm.ranks_on_this_node(), human_bytes(double(node)), human_bytes(double(each)),
                             tiered ? ", its budget included" : "", human_bytes(double(have))));
+}
+
+// A planted fault in kernel 1's rows (--debug-corrupt-rows): the first entry of the first root's list, on the rank
+// holding it (both kernels' lists), becomes a hole of the id space -- a vertex no rank holds, as rows changed on
+// storage could name -- whose claim or relaxation its owner must refuse, ending the run.
+template <class Id>
+void plant_hole(DistGraph<Id>& g, uint64_t root) {
+  uint64_t hole = UINT64_MAX;
+  for (int r = 0; r < g.part.ranks && hole == UINT64_MAX; ++r)
+    if (g.part.count(r) < g.part.span) hole = g.part.end(r);
+  if (hole == UINT64_MAX) throw Error("--debug-corrupt-rows: this rank count leaves no hole in the id space (try 3 ranks)");
+  if (!g.owns(root) || g.local_entries == 0) return;
+  const uint64_t first = g.rows.offsets[root - g.lo];
+  if (g.rows.offsets[root - g.lo + 1] == first) return;
+  if (g.rows.adj.size() > 0) g.rows.adj[first] = Id(hole);
+  if (g.weighted.size() > 0) g.weighted[first].v = Id(hole);
 }
 
 // A cycle planted in one rank's part of a search's output (--debug-corrupt-search): the last rank with a
@@ -645,6 +663,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
   const std::vector<Id> internal = internal_roots(g, roots, comm);
+  if (hooks.plant.corrupt_rows) plant_hole(g, internal[0]);
   const int slots = validation_slots<Id>(cfg, g.n, cfg.roots, comm);
   SearchTotals totals;
   uint64_t search_state = 0;
@@ -686,6 +705,7 @@ std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& 
           {"the direction (--top-down-only, --bottom-up-only)", std::to_string(int(cfg.bfs.direction))},
           {"--trace", cfg.bfs.trace ? "on" : "off"},
           {"--debug-corrupt-search", std::to_string(plant.corrupt_search)},
+          {"--debug-corrupt-rows", plant.corrupt_rows ? "on" : "off"},
           {"--debug-id-bytes", std::to_string(cfg.id_bytes)}};
 }
 

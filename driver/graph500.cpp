@@ -323,6 +323,7 @@ DirLock lock_graph_dir(const std::string& dir) {
 
 
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
+  if (hooks.plant.corrupt_rows) throw Error("--debug-corrupt-rows damages a rank's rows: it tests a run under mpirun");
   const double busy_at_start = busy_cpus();
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);

@@ -184,6 +184,7 @@ struct PlantedFaults {
   int corrupt_search = -1;   // a parent cycle in this search's result, planted after it is timed
   int corrupt_sssp = -1;     // a wrong distance in this SSSP search's result, planted after it is timed
   bool corrupt_csr = false;  // two vertices' labels swapped after kernel 1 (the CSR certificate must refuse)
+  bool corrupt_rows = false; // under mpirun, in DRAM: the first root's list names a vertex no rank holds
 };
 
 struct RunHooks {

@@ -112,6 +112,16 @@ expect "--mem-nodes with a node the machine lacks: refused once" test "$(grep -c
 mpi $P run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"
 expect "a bad flag: non-zero exit" test $? -ne 0
 expect "a bad flag: said once" test "$(grep -c 'strata: error:.*bogus' "$tmp/flag.err")" -eq 1
+# Rows naming a vertex no rank holds (--debug-corrupt-rows: the first root's list, at 3 ranks, names a hole of the id
+# space, as rows changed on storage could): the claim's or relaxation's owner refuses it, naming the cause, and every
+# rank ends. (Without the check the run failed validation's rule 3 instead, after writing past a rank's arrays.)
+for k in bfs sssp; do
+  mpi 3 run --scale 10 --roots 4 --threads 1 --kernel "$k" --debug-corrupt-rows >"$tmp/hole.txt" 2>"$tmp/hole.err"
+  expect "rows naming no rank's vertex, $k: exit 1" test $? -eq 1
+  expect "rows naming no rank's vertex, $k: the cause, once" test "$(grep -cE "^strata: error: rank [0-9] of 3: a \
+(claim|relaxation) for vertex [0-9]+, which rank [0-9] does not hold: a rank's rows are corrupted" "$tmp/hole.err")" -eq 1
+  expect "rows naming no rank's vertex, $k: no statistics" bash -c "! grep -q TEPS '$tmp/hole.txt'"
+done
 mpi $P generate --scale 8 --out "$tmp/x" >/dev/null 2>"$tmp/gen.err"
 expect "generate refused under mpirun" grep -q "strata: error: strata generate runs in one process" "$tmp/gen.err"
 expect "nothing generated" test ! -e "$tmp/x"
