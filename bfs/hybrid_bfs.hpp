@@ -27,16 +27,18 @@ namespace strata {
 
 // Whose vertices a search claims. OneProcess: every vertex of g. A rank's search (cluster/dist_bfs.hpp, RankClaims)
 // holds vertices [lo, lo + g.n) of a larger id space that its lists name, and sends the claims of the others':
+//   lo, owns(v)          this search's first id (its vertex i is lo + i); whether v is one of its own
 //   kRemote              lists name vertices held elsewhere; then also:
-//     lo, owns(v)        this search's first id (its vertex i is lo + i); whether v is one of its own
 //     send(v, u)         claims v for parent u at v's owner (from any OpenMP thread)
 //     take(claim)        after a top-down step: claim(i, u) for each claim sent here; returns what they added
 //   frontier(front)      the frontier bottom-up looks parents up in (a rank: every rank's, gathered)
 //   sum(x)               a count over the whole search (a rank: over every rank; collective)
 //   level(examined, io)  a level's counts summed likewise; returns the bytes the level sent
-//   ids(n)               the id space the lists name (n: g's vertices)
+//   ids(n)               the id space the lists name (n: g's vertices); the search bounds its source's ids by it
 struct OneProcess {
   static constexpr bool kRemote = false;
+  static constexpr uint64_t lo = 0;
+  static constexpr bool owns(uint64_t) { return true; }
   const uint64_t* frontier(const Bitmap& front) const { return front.words(); }
   uint64_t sum(uint64_t x) const { return x; }
   uint64_t level(uint64_t&, LevelIo&) const { return 0; }
@@ -68,6 +70,7 @@ class HybridBfs final : public GraphSearch<Id> {
     vertices_ = claims_.sum(g.n);
     edges_ = claims_.sum(g.directed_edges());
     ids_ = claims_.ids(g.n);
+    if constexpr (requires { source_.limit_ids(ids_); }) source_.limit_ids(ids_);
   }
 
   // Ids are ordered by degree, so vertices with no edge form a tail that bottom-up never needs to visit (and
@@ -93,8 +96,8 @@ class HybridBfs final : public GraphSearch<Id> {
     SearchStats stats;
     reset();
     uint64_t scout = 0;
-    if (owns(root)) {
-      const uint64_t i = root - lo();
+    if (claims_.owns(root)) {
+      const uint64_t i = root - claims_.lo;
       parent_[i] = root;
       front_.set_atomic(i);
       scout = g_.degree(i);
@@ -157,14 +160,6 @@ class HybridBfs final : public GraphSearch<Id> {
 
   bool go_bottom_up(uint64_t scout, uint64_t edges_to_check) const { return strata::go_bottom_up(opt_, scout, edges_to_check); }
   bool stay_bottom_up(uint64_t awake, uint64_t old_awake) const { return strata::stay_bottom_up(opt_, awake, old_awake, vertices_); }
-  uint64_t lo() const {
-    if constexpr (Claims::kRemote) return claims_.lo;
-    return 0;
-  }
-  bool owns(uint64_t v) const {
-    if constexpr (Claims::kRemote) return claims_.owns(v);
-    return true;
-  }
 
   uint64_t bottom_up_levels(uint64_t frontier, SearchStats& stats) {
     uint64_t awake = frontier, old_awake;
@@ -238,7 +233,7 @@ class HybridBfs final : public GraphSearch<Id> {
   // Claims the unvisited among vertex i's neighbours [first, last) (another's sent to its owner); returns the
   // degrees added to the next frontier.
   uint64_t claim_children(Id i, const Id* first, const Id* last) {
-    const Id u = Id(lo() + i);
+    const Id u = Id(claims_.lo + i);
     uint64_t added = 0;
     for (const Id* it = first; it != last; ++it) {
       if constexpr (Claims::kRemote) {
@@ -247,10 +242,34 @@ class HybridBfs final : public GraphSearch<Id> {
           continue;
         }
       }
-      added += claim(*it - lo(), u);
+      added += claim(*it - claims_.lo, u);
     }
     return added;
   }
+
+  // Where a vertex's prefix starts, found walking g's offsets from the start of its 64-vertex word (the
+  // source keeps only a base per word); in-core (the prefix is the whole list), straight from the offsets.
+  struct PrefixWalk {
+    const HybridBfs& bfs;
+    BlockOffsets::WordEnds ends;
+    uint64_t i = 0, start, prefix;  // vertex 64w + i's list starts at start in g, its prefix at prefix
+    PrefixWalk(const HybridBfs& b, uint64_t w)
+        : bfs(b), ends(b.g_.offsets.word(w)), start(ends.begin()), prefix(b.source_.word_prefix(w)) {}
+    // Moves to vertex 64w + j (j >= i); returns its degree.
+    uint64_t reach(uint64_t j) {
+      if constexpr (!Source::kHasTails) {
+        start = prefix = j == 0 ? ends.begin() : ends(j - 1);
+      } else {
+        for (; i < j; ++i) {
+          const uint64_t next = ends(i);
+          prefix += bfs.source_.prefix_length(next - start);
+          start = next;
+        }
+      }
+      i = j;
+      return ends(j) - start;
+    }
+  };
 
   // Top-down from the frontier bitmap (a queue would cost 2 ids a vertex of O(N) state; scanning the bitmap
   // costs n / 64 words a level, about 1% of a search at SCALE 20).
@@ -265,7 +284,7 @@ class HybridBfs final : public GraphSearch<Id> {
       const uint64_t w0 = word_begin(p) + c * kSparseChunk, w_end = std::min(word_end(p), w0 + kSparseChunk);
       for (uint64_t w = w0; w < w_end; ++w) {
         if (front[w] == 0) continue;
-        ListWalk<Source> at(g_.offsets, source_, w);
+        PrefixWalk at(*this, w);
         for (uint64_t bits = front[w]; bits; bits &= bits - 1) {
           const uint64_t j = uint64_t(__builtin_ctzll(bits));
           const Id u = Id(w * 64 + j);

@@ -15,10 +15,7 @@
 //     bottom_up_finish(claim, io)                  claim(v, first, last) on each marked tail
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
 //   limit_ids(ids)             cached sources: ids read from storage are below ids (default g's n; a rank's
-//                              rows, g its local lists, name the whole distributed id space)
-//
-// ListWalk finds where each list of a word starts, in g and in the source's prefixes, for every search over a
-// source: the one-process search (hybrid_bfs.hpp) and the ranks' (cluster/dist_bfs.hpp).
+//                              rows, g its local lists, name the whole distributed id space: the search sets it)
 //
 // A source decides how a tail is reached (io_uring reads merged in file order, or loads from a mapping);
 // the search decides direction, frontier and claiming. A new tier is one more source here.
@@ -210,31 +207,6 @@ class PrefixAndMappedTails : public CachedPrefixes<Id> {
 
  private:
   MappedParts<Id> parts_;
-};
-
-// Where the lists of word w's vertices start, walked in order (the source keeps only a base per word): vertex
-// 64w + j's in g's offsets and its prefix in the source.
-template <class Source>
-struct ListWalk {
-  const Source& source;
-  BlockOffsets::WordEnds ends;
-  uint64_t i = 0, start, prefix;  // vertex 64w + i's list starts at start in g, its prefix at prefix
-  ListWalk(const BlockOffsets& offsets, const Source& s, uint64_t w)
-      : source(s), ends(offsets.word(w)), start(ends.begin()), prefix(s.word_prefix(w)) {}
-  // Moves to vertex 64w + j (j >= i); returns its degree.
-  uint64_t reach(uint64_t j) {
-    if constexpr (!Source::kHasTails) {
-      start = prefix = j == 0 ? ends.begin() : ends(j - 1);
-    } else {
-      for (; i < j; ++i) {
-        const uint64_t next = ends(i);
-        prefix += source.prefix_length(next - start);
-        start = next;
-      }
-    }
-    i = j;
-    return ends(j) - start;
-  }
 };
 
 }  // namespace strata

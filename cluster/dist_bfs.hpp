@@ -8,7 +8,6 @@
 // switch takes the same turns as one process on the same graph. What is the ranks' own besides: naming the
 // parents by input label (a rank knows its own vertices' labels and every rank's hubs').
 #pragma once
-#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -25,7 +24,6 @@
 #include "bfs/neighbour_sources.hpp"
 #include "cluster/comm.hpp"
 #include "cluster/dist_graph.hpp"
-#include "core/error.hpp"
 #include "core/ids.hpp"
 #include "engine/topology.hpp"
 
@@ -47,21 +45,11 @@ class RankClaims {
   uint64_t lo;
   bool owns(uint64_t v) const { return g_->owns(v); }
   void send(Id v, Id u) { remote_.mine(g_->part.owner(v)).push_back({v, u}); }
-  // The (child, parent) pairs the ranks sent each other; a child this rank does not hold (a hole of the id space,
-  // from rows changed on storage) is refused.
+  // The (child, parent) pairs the ranks sent each other.
   template <class Claim>
   uint64_t take(Claim&& claim) {
-    const std::vector<IdPair<Id>> got = remote_.exchange(*comm_, &sent_);
-    uint64_t added = 0, foreign = UINT64_MAX;
-#pragma omp parallel for schedule(static) reduction(+ : added) reduction(min : foreign)
-    for (size_t k = 0; k < got.size(); ++k) {
-      if (!owns(got[k].first)) [[unlikely]] foreign = std::min<uint64_t>(foreign, got[k].first);
-      else added += claim(got[k].first - lo, got[k].second);
-    }
-    if (foreign != UINT64_MAX)
-      throw Error(fmt::format("a claim for vertex {}, which rank {} does not hold: a rank's rows are corrupted",
-                              foreign, comm_->rank()));
-    return added;
+    return take_for_own_vertices(*g_, remote_, *comm_, &sent_, "a claim", [](const IdPair<Id>& p) { return p.first; },
+                                 [&](Id i, const IdPair<Id>& p) { return claim(i, p.second); });
   }
   // Bottom-up's frontier: every rank's part gathered into one bitmap of the id space (holes never set).
   const uint64_t* frontier(const Bitmap& front) {
@@ -101,13 +89,11 @@ class DistBfs {
   // In DRAM: g's own lists. Collective (as every constructor): the ranks share their hubs' labels.
   DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options)
     requires std::is_same_v<Source, WholeLists<Id>>
-      : DistBfs(g, comm, options, g.rows, nullptr, WholeLists<Id>(g.rows.adj.data(), g.rows.offsets)) {}
-  // rows: the rank's local lists (on storage: RankRows::local(), offsets only) and parts their partitions
-  // (RankRows::partitioning(); null: one); source: the lists, ids below the distributed id space.
-  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, const Csr<Id>& rows,
-          const Partitioning* parts, Source source)
+      : DistBfs(g, comm, options, g.rows, WholeLists<Id>(g.rows.adj.data(), g.rows.offsets)) {}
+  // rows: the rank's local lists (on storage: RankRows::local(), offsets only); source: the lists.
+  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, const Csr<Id>& rows, Source source)
       : g_(g), comm_(comm), one_part_(Partitioning::first_touch(g.local_count())),
-        bfs_(rows, std::move(source), parts ? *parts : one_part_, options, RankClaims<Id>(g, comm)) {
+        bfs_(rows, std::move(source), one_part_, options, RankClaims<Id>(g, comm)) {
     share_hub_labels();
   }
   DistBfs(const DistBfs&) = delete;  // the search holds a reference to one_part_
@@ -189,7 +175,7 @@ class DistBfs {
 
   const DistGraph<Id>& g_;
   const Comm& comm_;
-  Partitioning one_part_;  // the rank's vertices as one part, where the rows bring none
+  Partitioning one_part_;  // the rank's vertices as one part (RankRows::partitioning()'s bounds)
   HybridBfs<Id, Source, RankClaims<Id>> bfs_;
   uint64_t translate_sent_ = 0;  // this rank's bytes sent naming parents, every search so far
   uint64_t hub_count_ = 0;      // hubs a rank: its first ids

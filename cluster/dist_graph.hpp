@@ -4,6 +4,7 @@
 // ranks owning its endpoints. Each rank keeps its rows as a CSR of distributed ids, sorted and deduplicated,
 // and its own vertices' input labels.
 #pragma once
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "cluster/comm.hpp"
+#include "core/error.hpp"
 #include "core/ids.hpp"
 #include "engine/block_offsets.hpp"
 #include "engine/build_csr.hpp"
@@ -214,6 +216,27 @@ struct DistGraph {
   }
   uint64_t bytes() const { return rows.bytes() + weighted.bytes() + raw_degree.size() * 8 + has_edge.size() * 8; }
 };
+
+// The items for this rank's vertices that the ranks sent each other from `out` (collective; sent: this rank's
+// bytes added): fn(local index, item) for each on the OpenMP team, the sum of what it returns. An item for an id
+// this rank does not hold (a hole of the id space, from rows changed on storage) ends the run, naming it as
+// `what` ("a claim", "a relaxation").
+template <class Id, class Item, class Vertex, class Fn>
+uint64_t take_for_own_vertices(const DistGraph<Id>& g, RankBuffers<Item>& out, const Comm& comm, uint64_t* sent,
+                               const char* what, Vertex&& vertex, Fn&& fn) {
+  const std::vector<Item> got = out.exchange(comm, sent);
+  uint64_t sum = 0, foreign = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(+ : sum) reduction(min : foreign)
+  for (size_t k = 0; k < got.size(); ++k) {
+    const uint64_t v = vertex(got[k]);
+    if (!g.owns(v)) [[unlikely]] foreign = std::min(foreign, v);
+    else sum += fn(Id(v - g.lo), got[k]);
+  }
+  if (foreign != UINT64_MAX)
+    throw Error(fmt::format("{} for vertex {}, which rank {} does not hold: a rank's rows are corrupted", what, foreign,
+                            comm.rank()));
+  return sum;
+}
 
 // The distributed ids of input labels (the roots), on every rank: each found by the rank holding it.
 template <class Id>

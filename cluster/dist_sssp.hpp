@@ -8,7 +8,6 @@
 // from a weighted source (sssp/weighted_sources.hpp's interface): its rows in DRAM (RankWeightedLists), or on its
 // storage (WeightsReadTails, WeightsInPlace over RankRows). Then the facts of a result (DistanceFacts), by input label.
 #pragma once
-#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -22,7 +21,6 @@
 
 #include "cluster/comm.hpp"
 #include "cluster/dist_graph.hpp"
-#include "core/error.hpp"
 #include "core/ids.hpp"
 #include "driver/run_result.hpp"
 #include "sssp/buckets.hpp"
@@ -60,24 +58,15 @@ class RankRelaxations {
   bool owns(uint64_t v) const { return g_->owns(v); }
   Id name(Id i) const { return g_->rows.to_input[i]; }
   void send(Id v, float d, Id parent) { out_.mine(g_->part.owner(v)).push_back({v, d, parent}); }
-  // The relaxations the ranks sent each other; one for a vertex this rank does not hold (a hole of the id space,
-  // from damaged rows) is refused.
+  // The relaxations the ranks sent each other.
   template <class Improve>
   uint64_t take(Improve&& improve) {
-    const std::vector<Relaxation> got = out_.exchange(*comm_, &sent_);
-    uint64_t improved = 0, foreign = UINT64_MAX;
-#pragma omp parallel for schedule(static) reduction(+ : improved) reduction(min : foreign)
-    for (size_t k = 0; k < got.size(); ++k) {
-      if (!owns(got[k].v)) [[unlikely]] foreign = std::min<uint64_t>(foreign, got[k].v);
-      else improved += improve(Id(got[k].v - lo), got[k].d, got[k].parent);
-    }
-    if (foreign != UINT64_MAX)
-      throw Error(fmt::format("a relaxation for vertex {}, which rank {} does not hold: a rank's rows are corrupted",
-                              foreign, comm_->rank()));
-    return improved;
+    return take_for_own_vertices(*g_, out_, *comm_, &sent_, "a relaxation", [](const Relaxation& x) { return x.v; },
+                                 [&](Id i, const Relaxation& x) { return improve(i, x.d, x.parent); });
   }
   uint64_t sum(uint64_t x) const { return comm_->sum(x); }
   uint64_t least(uint64_t x) const { return ~comm_->max(~x); }
+  uint64_t ids(uint64_t) const { return g_->part.ids(); }
   void finish(SsspStats& stats) {
     read_ += stats.io.bytes_read;
     std::array<uint64_t, 4> c{stats.relaxations, stats.io.bytes_read, stats.io.requests, stats.io.edges_storage};

@@ -531,13 +531,11 @@ SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<So
   const RankRows<Id>& k2 = *rows.bfs;
   if (cfg.place.tier->in_place) {
     PrefixAndMappedTails<Id> source(k2.local(), k2.cache(), {k2.mapped()}, k2.files());
-    source.limit_ids(g.part.ids());
-    DistBfs<Id, PrefixAndMappedTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), &k2.partitioning(), std::move(source));
+    DistBfs<Id, PrefixAndMappedTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), std::move(source));
     return run(bfs);
   }
   PrefixAndReadTails<Id> source(k2.local(), k2.cache(), k2.files(), cfg.place.io, k2.partitioning(), g.local_count());
-  source.limit_ids(g.part.ids());
-  DistBfs<Id, PrefixAndReadTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), &k2.partitioning(), std::move(source));
+  DistBfs<Id, PrefixAndReadTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), std::move(source));
   return run(bfs);
 }
 
@@ -561,12 +559,10 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
   const RankRows<Id, NodeWeight<Id>>& k3 = *rows.sssp;
   if (cfg.place.tier->in_place) {
     WeightsInPlace<Id> source(k3.local(), k3.cache(), {k3.mapped()}, k3.files(), cfg.delta);
-    source.limit_ids(g.part.ids());
     DistDeltaStepping<Id, WeightsInPlace<Id>> sssp(g, comm, k3.local(), std::move(source), cfg.delta);
     return run(sssp);
   }
   WeightsReadTails<Id> source(k3.local(), k3.cache(), k3.files(), cfg.place.io, k3.partitioning(), cfg.delta);
-  source.limit_ids(g.part.ids());
   rows.sssp->report().io_buffer_bytes = source.io_buffer_bytes();
   DistDeltaStepping<Id, WeightsReadTails<Id>> sssp(g, comm, k3.local(), std::move(source), cfg.delta);
   return run(sssp);

@@ -55,14 +55,22 @@ class ShortestPaths {
 // Whose vertices a search relaxes. OneProcess: every vertex of g, parents named by internal id. A rank's search
 // (cluster/dist_sssp.hpp, RankRelaxations) holds vertices [lo, lo + g.n) of a larger id space that its lists
 // name, names parents by input label, and sends the relaxations of the others' vertices:
+//   lo, owns(v), name(i)       the first id held; whether v is held; the name vertex i gives as a parent
 //   kRemote                    lists name vertices held elsewhere; then also:
-//     lo, owns(v), name(i)     the first id held; whether v is held; the name vertex i gives as a parent
 //     send(v, d, parent)       relaxes v to d through parent at v's owner (from any OpenMP thread)
 //     take(improve)            after a round: improve(i, d, parent) for each relaxation sent here (collective)
 //   sum(x), least(x)           over the whole search (a rank: over every rank; collective)
 //   finish(stats)              a search's counts summed likewise
+//   ids(n)                     the id space the lists name (n: g's vertices); the search bounds its source's ids by it
 struct OneProcessRelaxations {
   static constexpr bool kRemote = false;
+  static constexpr uint64_t lo = 0;
+  static constexpr bool owns(uint64_t) { return true; }
+  template <class Id>
+  static Id name(Id i) {
+    return i;
+  }
+  uint64_t ids(uint64_t n) const { return n; }
   uint64_t sum(uint64_t x) const { return x; }
   uint64_t least(uint64_t x) const { return x; }
   void finish(SsspStats&) const {}
@@ -74,7 +82,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  public:
   DeltaStepping(const Csr<Id>& g, Source source, float delta, Relaxations relaxations = {})
-      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n) {}
+      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n) {
+    if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
+  }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
   DeltaStepping(const Csr<Id>& g, const float* weights, float delta)
     requires std::is_same_v<Source, InCoreWeights<Id>>
@@ -100,9 +110,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
     bins_.assign(size_t(omp_get_max_threads()), {});
     due_.assign(bins_.size(), {});
-    if (owns(root)) {
-      const Id i = Id(root - lo());
-      state_[i] = pack(0.0f, name(i));
+    if (remote_.owns(root)) {
+      const Id i = Id(root - remote_.lo);
+      state_[i] = pack(0.0f, remote_.name(i));
       buckets::file(bins_[0], 0, i);
     }
     // Each bucket in turn: b again where a heavy edge rounded back into it, else the first holding entries,
@@ -154,18 +164,6 @@ class DeltaStepping final : public ShortestPaths<Id> {
   static float dist_of(uint64_t s) { return distance_word::dist_of(s); }
   static Id parent_of(uint64_t s) { return distance_word::parent_of<Id>(s); }
   uint64_t bucket_of(float d) const { return distance_word::bucket_of(d, delta_); }
-  uint64_t lo() const {
-    if constexpr (Relaxations::kRemote) return remote_.lo;
-    return 0;
-  }
-  bool owns(uint64_t v) const {
-    if constexpr (Relaxations::kRemote) return remote_.owns(v);
-    return true;
-  }
-  Id name(Id i) const {  // vertex i as a parent
-    if constexpr (Relaxations::kRemote) return remote_.name(i);
-    return i;
-  }
 
   // The frontier's vertices whose distance still lies in bucket b, each once, also added to `settled`.
   std::vector<Id>& keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) const {
@@ -222,7 +220,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
       std::vector<std::vector<Id>>& bins = bins_[t];
 #pragma omp for schedule(dynamic, 64) nowait
       for (size_t i = 0; i < from.size(); ++i) {
-        const Id u = from[i], parent = name(u);
+        const Id u = from[i], parent = remote_.name(u);
         const float du = distance(u);
         auto relax = [&](Id v, float w) { improved += relax_edge(parent, du, v, w, bins); };
         if constexpr (Source::kDefers) {
@@ -247,11 +245,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t received() {
     if constexpr (!Relaxations::kRemote) return 0;
     else
-      return remote_.take([this](Id i, float d, Id parent) {
-        if (!distance_word::improve(state_[i], d, parent)) return uint64_t(0);
-        buckets::file(bins_[size_t(omp_get_thread_num())], bucket_of(d), i);
-        return uint64_t(1);
-      });
+      return remote_.take([this](Id i, float d, Id parent) { return improve(i, d, parent, bins_[size_t(omp_get_thread_num())]); });
   }
 
   // The marked tails read (kDefers) and their light or heavy edges relaxed.
@@ -260,7 +254,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
     auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const size_t t = size_t(omp_get_thread_num());
       const float du = distance(u);
-      const Id parent = name(u);
+      const Id parent = remote_.name(u);
       auto relax = [&](Id v, float w) { counts[t] += relax_edge(parent, du, v, w, bins_[t]); };
       sssp_detail::relax_by_weight(first, last, light, delta_, relax);
     };
@@ -279,9 +273,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
         return 0;
       }
     }
-    const Id i = Id(v - lo());
-    if (!distance_word::improve(state_[i], nd, parent)) return 0;
-    buckets::file(bins, bucket_of(nd), i);
+    return improve(Id(v - remote_.lo), nd, parent, bins);
+  }
+  // Vertex i to distance d through parent where d is smaller, filed in its bucket (returns 1), or not.
+  uint64_t improve(Id i, float d, Id parent, std::vector<std::vector<Id>>& bins) {
+    if (!distance_word::improve(state_[i], d, parent)) return 0;
+    buckets::file(bins, bucket_of(d), i);
     return 1;
   }
 
