@@ -129,6 +129,12 @@ nlohmann::json validation_json(const RunResult& r) {
           {"validation_batch_bytes", r.dram.validation_batch},
           {"validation_csr_certified", csr && !on_disk},
           {"validation_csr_passes", r.validation.csr_passes},
+          {"validation_csr_phase_seconds", nlohmann::json{{"spill", r.validation.csr_phases.spill},
+                                                          {"tree", r.validation.csr_phases.tree},
+                                                          {"rows", r.validation.csr_phases.rows},
+                                                          {"read_wait", r.validation.csr_phases.read_wait},
+                                                          {"check", r.validation.csr_phases.check},
+                                                          {"nedge", r.validation.csr_phases.nedge}}},
           {"validation_spill_bytes", r.validation.spill_bytes},
           {"validation_lent_cache", r.validation.lent_cache},
           {"validation_cache_reload_time", r.validation.cache_reload_time}};

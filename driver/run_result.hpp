@@ -15,6 +15,7 @@
 #include "engine/prepare.hpp"
 #include "generators/kronecker.hpp"
 #include "sssp/delta_stepping.hpp"
+#include "validate/pass_phases.hpp"
 
 namespace strata {
 
@@ -38,6 +39,7 @@ struct ValidationReport {
   uint64_t spill_bytes = 0;
   bool lent_cache = false;
   double cache_reload_time = 0;
+  CsrPassPhases csr_phases;  // kernel 2's passes
   // Kernel 3 on storage: its passes over its weighted on-disk CSR, and whether its edge cache was lent to them.
   int sssp_passes = 0;
   bool sssp_lent_cache = false;

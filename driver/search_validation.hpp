@@ -97,7 +97,9 @@ struct CsrPassValidation {
     const double t0 = now();
     Verdict v;
     const std::span<int32_t> scratch{reinterpret_cast<int32_t*>(output.data()), output.bytes() / sizeof(int32_t)};
-    switch (batch.add(s, bfs.internal_parents(), root, scratch, v)) {
+    const auto added = batch.add(s, bfs.internal_parents(), root, scratch, v);
+    result.validation.csr_phases = batch.phases();
+    switch (added) {
       case CsrPassValidator<Id>::Added::kAdded:
         busy += now() - t0;
         waiting.push_back(index);
@@ -127,6 +129,7 @@ struct CsrPassValidation {
       const std::string what = fmt::format("searches {}-{} in one pass over the on-disk CSR", waiting.front(), waiting.back());
       std::vector<Verdict> verdicts = batch.check([&](uint64_t d, uint64_t t) { hooks.report("validation", d, t, what); });
       result.validation.csr_passes += batch.last_passes();
+      result.validation.csr_phases = batch.phases();
       return verdicts;
     }, [&](size_t i, const Verdict& v, double seconds) { result.record_verdict(i, v, seconds); });
   }

@@ -523,5 +523,64 @@ TEST(Statistics, QuartilesAndHarmonicMeanFollowTheSpec) {
   EXPECT_DOUBLE_EQ(t.max, 200);
 }
 
+// The batch's parents are read a window of vertices at a time, ahead of the pass's steps. At SCALE 12 in windows
+// of 1024 vertices and 4 KiB steps (steps cross the windows' edges): correct searches pass around a planted one,
+// whose parent without an input edge, in a late window, is caught and named as read from its window.
+TEST(CsrPassWindows, ParentsReadByWindowCatchRuleFiveInALateWindow) {
+  const KroneckerSpec spec{12, 16, 2, 3};
+  const GeneratedEdges source{Kronecker(spec)};
+  const Csr<uint32_t> g = build_csr<uint32_t>(source);
+  OnDiskGraph disk(spec);
+  Partitioning p = partition_by_work(g, 1, Topology::detect());
+  HybridBfs<uint32_t> bfs(g, p, BfsOptions{});
+  std::vector<uint64_t> roots;  // three roots in the big component (the highest degrees)
+  for (uint64_t v = 0; v < 3; ++v) roots.push_back(g.to_input[v]);
+  std::vector<std::vector<uint32_t>> out(3, std::vector<uint32_t>(g.n));
+  std::vector<uint64_t> nedge(3);
+  for (size_t i = 0; i < 3; ++i) {
+    bfs.search(internal_ids(g, {roots[i]})[0], out[i].data());
+    nedge[i] = bfs.reached_raw_degree_sum() / 2;
+  }
+  auto depth = [&](const std::vector<uint32_t>& parent, uint64_t x) {
+    int d = 0;
+    for (; x != parent[x]; x = parent[x]) ++d;
+    return d;
+  };
+  std::vector<bool> adjacent_to_x(g.n), has_child(g.n);
+  for (uint64_t x = 0; x < g.n; ++x)
+    if (out[1][x] != kNoVertex<uint32_t> && out[1][x] != x) has_child[out[1][x]] = true;
+  uint64_t x = g.n;  // the reached leaf two levels down or more with the highest internal id on disk
+  for (uint64_t y = 0; y < g.n; ++y)
+    if (out[1][y] != kNoVertex<uint32_t> && !has_child[y] && depth(out[1], y) >= 2 &&
+        (x == g.n || disk.from_input[y] > disk.from_input[x]))
+      x = y;
+  ASSERT_LT(x, g.n);
+  ASSERT_GE(disk.from_input[x], 2048u) << "the planted vertex should sit in a late window";
+  for (uint32_t u : g.neighbors(internal_ids(g, {x})[0])) adjacent_to_x[g.to_input[u]] = true;
+  uint64_t w = 0;  // a vertex on the true parent's level that is not a neighbour: rules 1, 3, 4 still hold
+  while (w < g.n && (out[1][w] == kNoVertex<uint32_t> || depth(out[1], w) != depth(out[1], x) - 1 || adjacent_to_x[w])) ++w;
+  ASSERT_LT(w, g.n);
+  out[1][x] = uint32_t(w);
+
+  std::vector<int32_t> scratch(g.n);
+  CsrPassValidator<uint32_t> batch(disk.g, disk.files, disk.tmp.path(), 3, scratch, 4096,
+                                   CsrPassValidator<uint32_t>::kNibbleMaxLevel, 1024);
+  for (size_t i = 0; i < 3; ++i) {
+    Verdict now;
+    const std::vector<uint32_t> internal = disk.internal(out[i]);
+    ASSERT_EQ(batch.add({roots[i], out[i].data(), nedge[i]}, internal.data(), disk.from_input[roots[i]], scratch, now),
+              CsrPassValidator<uint32_t>::Added::kAdded)
+        << now.message;
+  }
+  const std::vector<Verdict> v = batch.check();
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_TRUE(v[0].valid) << v[0].message;
+  EXPECT_TRUE(v[2].valid) << v[2].message;
+  EXPECT_FALSE(v[1].valid);
+  EXPECT_EQ(v[1].rule, 5) << v[1].message;
+  EXPECT_NE(v[1].message.find("vertex " + std::to_string(x) + " has parent " + std::to_string(w)), std::string::npos)
+      << v[1].message;
+}
+
 }  // namespace
 }  // namespace strata

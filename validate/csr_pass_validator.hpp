@@ -10,6 +10,9 @@
 //                reached and unreached: one random row load a entry, sixteen searches a vector operation
 //   rule 5       each reached vertex's parent is in its list (lists are sorted)
 //   nedge        the raw degrees of the reached vertices over 2
+// The scratch file keeps the parents window by window (a window of vertices, every search's side by side), so a
+// pass reads a window for the whole batch in one request, ahead of the steps; a search's writes run behind the
+// checks that make them. The random row loads are prefetched across the ends of lists (most lists are short).
 // Every 4 MiB block of the adjacency is checked against its checksum as the pass reads it. What it does not do
 // is certify that the CSR is the tuples' graph (the in-core certificate needs the adjacency in DRAM; the
 // reference does not certify either): runs that use it say so. Levels are bytes: a tree deeper than 254 is
@@ -29,16 +32,19 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/timer.hpp"
 #include "engine/csr.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/hash.hpp"
 #include "storage/spill_file.hpp"
+#include "validate/pass_phases.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
@@ -48,7 +54,12 @@ class CsrPassValidator {
  public:
   static constexpr int kMaxSlots = 64;                      // a found-parent bit per search in a word
   static constexpr uint64_t kUnitBytes = uint64_t(256) << 10;  // adjacency read per step, at most (1/16 block)
-  static constexpr int kDepth = 8;  // steps read ahead (each its adjacency and parents): a VM disk is latency-bound
+  static constexpr int kDepth = 8;  // steps read ahead (their adjacency): a VM disk is latency-bound
+  // The batch's parents are read in windows of kWindowBytes a search (one request a window for the whole group:
+  // the scratch file keeps a window's searches together), kWindows read ahead; reading them a step at a time
+  // took a request a search a step, and those requests' latency bound the pass.
+  static constexpr uint64_t kWindowBytes = uint64_t(256) << 10;
+  static constexpr int kWindows = 8;
   static constexpr uint64_t kChunk = uint64_t(256) << 10;     // vertices spilled per write
   static constexpr uint8_t kUnreached = 255;
   static constexpr int kNibbleMaxLevel = 14;  // levels a nibble holds; 15 is unreached
@@ -59,9 +70,10 @@ class CsrPassValidator {
   // buffers or two units' adjacency and parents and a found word a vertex, whichever is larger.
   static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
     const uint64_t unit_bytes = unit_for(entries), unit_vertices = std::min(unit_bytes / sizeof(Id), n) + 2;
-    const uint64_t unit = unit_bytes + uint64_t(slots) * AlignedBuffer::bytes_for_range(unit_vertices * sizeof(Id));
+    const uint64_t window = window_for(n, entries), windows = ring_for(n, window) * uint64_t(slots) * window * sizeof(Id);
     const uint64_t chunk = chunk_for(n);
-    return std::max(uint64_t(slots) * chunk, kDepth * unit + unit_vertices * 8) + chunk * sizeof(Id);
+    return std::max(uint64_t(slots) * chunk, kDepth * unit_bytes + windows + unit_vertices * 8) +
+           std::max(chunk, 2 * window) * sizeof(Id);
   }
   // Adjacency bytes a step reads: a 256th of the adjacency, between 4 KiB and kUnitBytes (a power of two, so
   // that steps tile the 4 MiB checksum blocks).
@@ -77,13 +89,20 @@ class CsrPassValidator {
   // in tests, so that lists cross the steps' edges.
   // scratch: n / 32 int32 for the check that kernel 1's labels are a permutation (throws Error if not).
   // nibble_max_level: the deepest tree that nibbles take (tests lower it to check the byte passes).
+  // window_vertices (0: window_for; else a multiple of kDirectAlign / sizeof(Id) holding a step's entries): small
+  // in tests, so that the steps cross the parents' windows.
   CsrPassValidator(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots,
-                   std::span<int32_t> scratch, uint64_t unit_bytes = 0, int nibble_max_level = kNibbleMaxLevel)
+                   std::span<int32_t> scratch, uint64_t unit_bytes = 0, int nibble_max_level = kNibbleMaxLevel,
+                   uint64_t window_vertices = 0)
       : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)), nibble_max_level_(nibble_max_level),
         unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
-        spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"), chunk_(chunk_for(g.n)), buffer_(chunk_ * sizeof(Id)) {
+        chunk_(chunk_for(g.n)), window_(window_vertices ? window_vertices : window_for(g.n, g.directed_edges())),
+        spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"),
+        buffer_(std::max(chunk_, 2 * window_) * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
+    if (window_ * sizeof(Id) % kDirectAlign != 0 || window_ * sizeof(Id) < unit_bytes_ || window_ * sizeof(Id) > kWindowBytes)
+      throw Error("internal error: a parents window must be a multiple of 4 KiB holding a step's entries");
     check_labels(scratch);
   }
 
@@ -105,6 +124,8 @@ class CsrPassValidator {
   std::vector<Verdict> check(const std::function<void(uint64_t, uint64_t)>& progress = {});
   // Passes the last check took: 1, or 2 where a tree was too deep for nibbles.
   int last_passes() const { return last_passes_; }
+  // Seconds so far by phase (all searches and passes of this validator).
+  const CsrPassPhases& phases() const { return phases_; }
 
  private:
   struct Unit {  // entries [e0, e1) of partition part's file, bytes [offset, offset + length) of it
@@ -113,24 +134,37 @@ class CsrPassValidator {
   };
   struct UnitData {
     AlignedBuffer adj;
-    std::vector<AlignedBuffer> parents;
-    std::vector<const Id*> parent;  // by slot: parent[s][v - va]
   };
+  struct ParentWindows;  // the pass's parents of the group, a window of vertices at a time
+  class WriteBehind;     // add's spill writes behind its computation
 
   static uint64_t chunk_for(uint64_t n) { return std::min(kChunk, align_up(n)); }  // vertices a spill write
-  static uint64_t slot_bytes(uint64_t n) { return align_up(n * sizeof(Id)) + align_up(n); }
-  uint64_t parents_at(int s) const { return uint64_t(s) * slot_bytes(g_.n); }
-  uint64_t levels_at(int s) const { return parents_at(s) + align_up(g_.n * sizeof(Id)); }
+  // Vertices a parents window: a sixteenth of the graph's, at most kWindowBytes a search, and as many as a step
+  // has entries (so that a step's vertices span at most three windows of the ring), a multiple of 4 KiB.
+  static uint64_t window_for(uint64_t n, uint64_t entries) {
+    const uint64_t unit = unit_for(entries);
+    return std::clamp(align_up(n * sizeof(Id) / 16), unit, std::max(kWindowBytes, unit)) / sizeof(Id);
+  }
+  static uint64_t ring_for(uint64_t n, uint64_t window) { return std::min<uint64_t>(kWindows, (n + window - 1) / window); }
+  // A search's scratch: its parents, whole windows of any size up to kWindowBytes, and its levels.
+  static uint64_t slot_bytes(uint64_t n) { return align_up(n * sizeof(Id)) + kWindowBytes + align_up(n); }
+  // The scratch file: the parents window by window (a window's searches side by side), then each search's levels.
+  uint64_t parents_at(int s, uint64_t window) const {
+    return (window * uint64_t(slots_) + uint64_t(s)) * window_ * sizeof(Id);
+  }
+  uint64_t levels_at(int s) const {
+    return uint64_t(slots_) * (align_up(g_.n * sizeof(Id)) + kWindowBytes) + uint64_t(s) * align_up(g_.n);
+  }
   std::vector<Unit> units() const;
   void read_unit(const Unit& u, UnitData& d) const;
   void check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const;
-  void check_unit(const Unit& u, const UnitData& d);
+  void check_unit(const Unit& u, const UnitData& d, const ParentWindows& pw);
   void load_rows(int first, int count, bool nibble);
   void pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step);
   void count_nedge(std::vector<uint64_t>& twice_nedge);
   void check_labels(std::span<int32_t> scratch) const;
-  // Rule 5 once v's whole list was seen; d: the step's data holding v's parents (from vertex va), to name them.
-  void finish_vertex(uint64_t v, uint64_t found, const UnitData* d = nullptr, uint64_t va = 0);
+  // Rule 5 once v's whole list was seen; pw: the windows holding v's parents, to name them.
+  void finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw = nullptr);
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   uint64_t label(uint64_t v) const { return uint64_t(g_.to_input[v]); }
   void fail(int s, int rule, const std::string& what) {  // s: within the pass's group
@@ -149,9 +183,10 @@ class CsrPassValidator {
   int slots_;
   int nibble_max_level_;
   uint64_t unit_bytes_;
-  SpillFile spill_;
   uint64_t chunk_;        // vertices a spill write or level load
-  AlignedBuffer buffer_;  // spilling: chunk_ ids
+  uint64_t window_;       // vertices a parents window
+  SpillFile spill_;
+  AlignedBuffer buffer_;  // spilling: two halves, one filled while the other is written
   std::vector<SearchToCheck<Id>> search_;
   std::vector<Verdict> verdict_;
   NumaArray<uint8_t> rows_;  // during a pass: v's levels from rows_[v * stride_], a nibble or a byte a search
@@ -162,6 +197,86 @@ class CsrPassValidator {
   int last_passes_ = 0;
   uint64_t carry_v_ = UINT64_MAX, carry_found_ = 0;  // the vertex whose list goes on into the next unit
   std::mutex mutex_;
+  CsrPassPhases phases_;
+};
+
+// The group's parents during a pass: windows [lo, lo + kWindows) in a ring, read ahead asynchronously, a
+// request each; the steps go up in vertices, so a window below a step's first vertex is done with.
+template <class Id>
+struct CsrPassValidator<Id>::ParentWindows {
+  const CsrPassValidator& pv;
+  uint64_t windows;  // those holding a vertex with a list (the tail's have no parents to check in the pass)
+  uint64_t ring;     // windows in DRAM at once
+  std::vector<AlignedBuffer> buf;
+  std::vector<std::future<void>> reads;
+  uint64_t issued = 0;
+
+  ParentWindows(const CsrPassValidator& v, uint64_t vertices)
+      : pv(v), windows((vertices + v.window_ - 1) / v.window_), ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))),
+        reads(ring) {
+    for (uint64_t i = 0; i < ring; ++i) buf.emplace_back(uint64_t(v.count_) * v.window_ * sizeof(Id));
+  }
+  ~ParentWindows() {  // no read may outlive its buffer
+    for (std::future<void>& r : reads)
+      if (r.valid()) r.wait();
+  }
+  // The parents of vertices [va, vb) in DRAM, and the windows after them on their way.
+  void hold(uint64_t va, uint64_t vb) {
+    const uint64_t lo = va / pv.window_, hi = (vb - 1) / pv.window_;
+    if (hi - lo >= ring) throw Error("internal error: a validation step spans more parent windows than read ahead");
+    while (issued < std::min(windows, lo + ring)) {
+      const size_t slot = size_t(issued % ring);
+      if (reads[slot].valid()) reads[slot].get();
+      reads[slot] = std::async(std::launch::async, [this, w = issued, slot] {
+        pv.spill_.read(pv.parents_at(pv.first_, w), buf[slot].data(), buf[slot].bytes());
+      });
+      ++issued;
+    }
+    for (uint64_t w = lo; w <= hi; ++w)
+      if (reads[size_t(w % ring)].valid()) reads[size_t(w % ring)].get();
+  }
+  Id parent(int s, uint64_t v) const {
+    const Id* window = reinterpret_cast<const Id*>(buf[size_t((v / pv.window_) % ring)].data());
+    return window[uint64_t(s) * pv.window_ + v % pv.window_];
+  }
+};
+
+// The spill's writes in the background while the next piece is made: buffer_ in two halves, each filled, then
+// written (a list of pieces) by a task of its own; a half is filled again once its writes are done. Waited
+// for by the last use (a write error is thrown there) or the destructor.
+template <class Id>
+class CsrPassValidator<Id>::WriteBehind {
+ public:
+  WriteBehind(SpillFile& file, AlignedBuffer& buffer) : file_(file), buffer_(buffer) {}
+  ~WriteBehind() {
+    for (std::future<void>& w : writing_)
+      if (w.valid()) w.wait();
+  }
+  uint64_t half_bytes() const { return buffer_.bytes() / 2 / kDirectAlign * kDirectAlign; }
+  char* fill(size_t h) {  // half h, once its last writes are done
+    if (writing_[h].valid()) writing_[h].get();
+    pieces_[h].clear();
+    return buffer_.data() + uint64_t(h) * half_bytes();
+  }
+  void write(size_t h, uint64_t at, uint64_t from, uint64_t bytes) { pieces_[h].push_back({at, from, bytes}); }
+  void start(size_t h) {
+    writing_[h] = std::async(std::launch::async, [this, h] {
+      for (const Piece& p : pieces_[h]) file_.write(p.at, buffer_.data() + uint64_t(h) * half_bytes() + p.from, p.bytes);
+    });
+  }
+  void finish() {
+    for (std::future<void>& w : writing_)
+      if (w.valid()) w.get();
+  }
+
+ private:
+  struct Piece {
+    uint64_t at, from, bytes;
+  };
+  SpillFile& file_;
+  AlignedBuffer& buffer_;
+  std::vector<Piece> pieces_[2];
+  std::future<void> writing_[2];
 };
 
 // The translation check covers every label only if to_input is a permutation: a bit per label.
@@ -188,19 +303,30 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   const uint64_t n = g_.n;
   const int slot = size();
   const Id* to_input = g_.to_input.data();
-  Id* buf = reinterpret_cast<Id*>(buffer_.data());
   uint64_t mismatch = UINT64_MAX;  // the first vertex whose two parents differ
-  for (uint64_t a = 0; a < n; a += chunk_) {
-    const uint64_t m = std::min(chunk_, n - a);
+  double clock = now();
+  auto lap = [&clock] { const double t = now(); return t - std::exchange(clock, t); };
+  {
+    WriteBehind behind(spill_, buffer_);
+    const uint64_t per = std::max<uint64_t>(1, behind.half_bytes() / (window_ * sizeof(Id)));  // windows a half
+    for (uint64_t a = 0, h = 0; a < n; a += per * window_, h ^= 1) {
+      const uint64_t m = std::min(per * window_, n - a);
+      Id* buf = reinterpret_cast<Id*>(behind.fill(h));
 #pragma omp parallel for schedule(static) reduction(min : mismatch)
-    for (uint64_t i = 0; i < m; ++i) {
-      const Id p = internal_parent[a + i];
-      buf[i] = p;
-      const Id expected = p == kNoVertex<Id> || p >= n ? p : to_input[p];  // out of range: rule 1 names it
-      if (s.parent[to_input[a + i]] != expected) mismatch = std::min(mismatch, a + i);
+      for (uint64_t i = 0; i < m; ++i) {
+        const Id p = internal_parent[a + i];
+        buf[i] = p;
+        const Id expected = p == kNoVertex<Id> || p >= n ? p : to_input[p];  // out of range: rule 1 names it
+        if (s.parent[to_input[a + i]] != expected) mismatch = std::min(mismatch, a + i);
+      }
+      for (uint64_t w = 0; w * window_ < m; ++w)
+        behind.write(h, parents_at(slot, a / window_ + w), w * window_ * sizeof(Id),
+                     align_up(std::min(window_, m - w * window_) * sizeof(Id)));
+      behind.start(h);
     }
-    spill_.write(parents_at(slot) + a * sizeof(Id), buf, align_up(m * sizeof(Id)));
+    behind.finish();
   }
+  phases_.spill += lap();
   std::string differ;  // said now: scratch may be the output's memory
   if (mismatch != UINT64_MAX) {
     const Id p = internal_parent[mismatch];
@@ -211,7 +337,9 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   }
   std::string why;
   int32_t* level = scratch.data();
-  if (!validate_detail::tree_levels(n, internal_parent, internal_root, level, why, to_input)) {
+  const bool tree = validate_detail::tree_levels(n, internal_parent, internal_root, level, why, to_input);
+  phases_.tree += lap();
+  if (!tree) {
     verdict = {false, 1, "rule 1: " + why, 0};
     return Added::kChecked;
   }
@@ -219,18 +347,24 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     verdict = {false, 7, differ, 0};
     return Added::kChecked;
   }
-  uint8_t* bytes = reinterpret_cast<uint8_t*>(buffer_.data());
   int32_t deepest = 0;
-  for (uint64_t a = 0; a < n && deepest < int32_t(kUnreached); a += chunk_) {
-    const uint64_t m = std::min(chunk_, n - a);
+  {
+    WriteBehind behind(spill_, buffer_);
+    for (uint64_t a = 0, h = 0; a < n && deepest < int32_t(kUnreached); a += chunk_, h ^= 1) {
+      const uint64_t m = std::min(chunk_, n - a);
+      uint8_t* bytes = reinterpret_cast<uint8_t*>(behind.fill(h));
 #pragma omp parallel for schedule(static) reduction(max : deepest)
-    for (uint64_t i = 0; i < m; ++i) {
-      const int32_t l = level[a + i];
-      deepest = std::max(deepest, l);
-      bytes[i] = l < 0 ? kUnreached : uint8_t(l);
+      for (uint64_t i = 0; i < m; ++i) {
+        const int32_t l = level[a + i];
+        deepest = std::max(deepest, l);
+        bytes[i] = l < 0 ? kUnreached : uint8_t(l);
+      }
+      behind.write(h, levels_at(slot) + a, 0, align_up(m));
+      behind.start(h);
     }
-    spill_.write(levels_at(slot) + a, bytes, align_up(m));
+    behind.finish();
   }
+  phases_.spill += lap();
   const bool deep = deepest >= int32_t(kUnreached);
   if (deep) {
     if (static_cast<const void*>(scratch.data()) == static_cast<const void*>(s.parent)) {
@@ -309,14 +443,10 @@ std::vector<typename CsrPassValidator<Id>::Unit> CsrPassValidator<Id>::units() c
   return out;
 }
 
-// One step's bytes: the adjacency and each search's parents of the step's vertices (read ahead, kDepth at once).
+// One step's adjacency (read ahead, kDepth at once).
 template <class Id>
 void CsrPassValidator<Id>::read_unit(const Unit& u, UnitData& d) const {
   files_.adj(u.part).file.pread_all(d.adj.data(), u.length, u.offset);
-  d.parent.assign(size_t(slots_), nullptr);
-  for (int s = 0; s < count_ && u.vb > u.va; ++s)
-    d.parent[size_t(s)] = reinterpret_cast<const Id*>(
-        d.parents[size_t(s)].read_range(spill_, parents_at(first_ + s) + u.va * sizeof(Id), (u.vb - u.va) * sizeof(Id)));
 }
 
 // The steps' adjacency hashed in order; a 4 MiB block's checksum checked once its last step is in.
@@ -333,12 +463,12 @@ void CsrPassValidator<Id>::check_block(const Unit& u, const UnitData& d, Xxh3Str
 }
 
 template <class Id>
-void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found, const UnitData* d, uint64_t va) {
+void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw) {
   for (int s = 0; s < count_; ++s) {
     const uint8_t l = level(s, v);
     if (l != kUnreached && l != 0 && !((found >> s) & 1))
-      fail(s, 5, d ? bfs_rules::parent_without_edge(label(v), label(d->parent[size_t(s)][v - va]))
-                   : bfs_rules::parent_without_edge(label(v)));
+      fail(s, 5, pw ? bfs_rules::parent_without_edge(label(v), label(pw->parent(s, v)))
+                    : bfs_rules::parent_without_edge(label(v)));
   }
 }
 
@@ -356,7 +486,7 @@ void CsrPassValidator<Id>::say_why(uint64_t v, uint64_t w) {
 // Rules 3 and 4 on the step's entries (v,w), w < v, sixteen bytes of levels a vector operation (32 searches
 // as nibbles, 16 as bytes); the parents found in the lists (rule 5) for every vertex whose list ends here.
 template <class Id>
-void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
+void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d, const ParentWindows& pw) {
   using V16 = uint8_t __attribute__((vector_size(16)));
   const uint64_t b = stride_, vectors = (b + 15) / 16;
   const bool nibble = nibble_;
@@ -369,8 +499,20 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
   const Id* adj = reinterpret_cast<const Id*>(d.adj.data());
   const uint8_t* rows = rows_.data();
   std::vector<uint64_t> found(u.vb - u.va, 0);
-#pragma omp parallel for schedule(dynamic, 256)
-  for (uint64_t v = u.va; v < u.vb; ++v) {
+  // A thread takes kVertices lists at a time, whose entries are adjacent in the step: rows are fetched kAhead
+  // entries ahead across the lists' ends (most lists are short: ahead within a list alone left most loads
+  // unprefetched), for neighbours below the list's vertex only (an entry ahead is in this list or a later one,
+  // so below this vertex is below its own).
+  constexpr uint64_t kVertices = 256, kAhead = 16;
+  const uint64_t chunks = (u.vb - u.va + kVertices - 1) / kVertices;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (uint64_t chunk = 0; chunk < chunks; ++chunk) {
+  const uint64_t v0 = u.va + chunk * kVertices, v1 = std::min(u.vb, v0 + kVertices);
+  const Id* stop = adj + (std::min<uint64_t>(g_.offsets[v1], u.e1) - u.e0);
+  const Id* start = adj + (std::max<uint64_t>(g_.offsets[v0], u.e0) - u.e0);
+  for (const Id* ahead = start; ahead < stop && ahead < start + kAhead; ++ahead)
+    if (*ahead < v0) __builtin_prefetch(rows + uint64_t(*ahead) * b);
+  for (uint64_t v = v0; v < v1; ++v) {
     const uint64_t begin = std::max<uint64_t>(g_.offsets[v], u.e0), end = std::min<uint64_t>(g_.offsets[v + 1], u.e1);
     if (begin >= end) continue;
     const Id* list = adj + (begin - u.e0);
@@ -384,7 +526,7 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
       for (uint64_t i = 0; i < 16; ++i) mask[i] = 16 * c + i < b ? 0xff : 0;
       const V16 a_lo = a & 15, a_hi = a >> 4;
       for (uint64_t j = 0; j < below; ++j) {
-        if (j + 8 < below) __builtin_prefetch(rows + uint64_t(list[j + 8]) * b + 16 * c);
+        if (const Id* ahead = list + j + kAhead; ahead < stop && *ahead < v) __builtin_prefetch(rows + uint64_t(*ahead) * b + 16 * c);
         V16 x;
         std::memcpy(&x, rows + uint64_t(list[j]) * b + 16 * c, 16);
         if (nibble) bad |= (broken(a_lo, x & 15) | broken(a_hi, x >> 4)) & mask;
@@ -399,21 +541,22 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
     for (int s = 0; s < count_; ++s) {
       const uint8_t l = level(s, v);
       if (l == kUnreached || l == 0) continue;
-      const Id p = d.parent[size_t(s)][v - u.va];
+      const Id p = pw.parent(s, v);
       uint64_t i = 0;  // parents sit early in a list (ids by degree, bottom-up takes the first): look there first
       while (i < len && i < 4 && list[i] < p) ++i;
       if (i == 4 && len > 4) i = uint64_t(std::lower_bound(list + 4, list + len, p) - list);
       got |= uint64_t(i < len && list[i] == p) << s;
     }
     found[v - u.va] = got;
-    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1) finish_vertex(v, got, &d, u.va);
+    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1) finish_vertex(v, got, &pw);
+  }
   }
   // The lists cut by the step's edges: the first goes on from the last step, the last goes on into the next.
   if (u.vb == u.va) return;
   uint64_t first = found[0];
   if (g_.offsets[u.va] < u.e0) {
     if (carry_v_ == u.va) first |= carry_found_;
-    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, first, &d, u.va);
+    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, first, &pw);
     else carry_v_ = u.va, carry_found_ = first;
   }
   const uint64_t last = u.vb - 1;
@@ -424,14 +567,15 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d) {
 // step() after each step read.
 template <class Id>
 void CsrPassValidator<Id>::pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step) {
+  double t = now();
   load_rows(first, count, nibble);
+  phases_.rows += now() - t;
   const std::vector<Unit> steps = units();
   std::vector<UnitData> data(kDepth);
-  for (UnitData& d : data) {
-    d.adj = AlignedBuffer(unit_bytes_);
-    for (int s = 0; s < count; ++s)
-      d.parents.emplace_back(AlignedBuffer::bytes_for_range((std::min(unit_bytes_ / sizeof(Id), g_.n) + 2) * sizeof(Id)));
-  }
+  for (UnitData& d : data) d.adj = AlignedBuffer(unit_bytes_);
+  uint64_t listed = 0;  // vertices [0, listed) include every vertex with a list
+  for (const Unit& u : steps) listed = std::max(listed, u.vb);
+  ParentWindows windows(*this, listed);
   Xxh3Stream block_hash;
   carry_v_ = UINT64_MAX;
   std::vector<std::future<void>> reads(kDepth);  // step i's read is reads[i % kDepth], its buffers data[i % kDepth]
@@ -441,9 +585,13 @@ void CsrPassValidator<Id>::pass(int first, int count, bool nibble, const std::fu
   for (size_t i = 0; i < size_t(kDepth); ++i) read(i);
   try {
     for (size_t i = 0; i < steps.size(); ++i) {
+      t = now();
       reads[i % kDepth].get();
+      if (steps[i].vb > steps[i].va) windows.hold(steps[i].va, steps[i].vb);
+      const double t1 = now();
       check_block(steps[i], data[i % kDepth], block_hash);
-      check_unit(steps[i], data[i % kDepth]);
+      check_unit(steps[i], data[i % kDepth], windows);
+      phases_.read_wait += t1 - t, phases_.check += now() - t1;
       read(i + kDepth);
       if (step) step(steps.size());
     }
@@ -487,7 +635,9 @@ std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64
     pass(first, std::min(group, size() - first), nibble, [&](uint64_t steps) {
       if (progress) progress(++done, steps * uint64_t(passes));
     });
+    const double t = now();
     count_nedge(twice_nedge);
+    phases_.nedge += now() - t;
   }
   std::vector<Verdict> out = std::move(verdict_);
   for (int s = 0; s < size(); ++s) {
