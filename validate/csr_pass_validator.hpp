@@ -104,6 +104,7 @@ class CsrPassValidator {
     if (window_ * sizeof(Id) % kDirectAlign != 0 || window_ * sizeof(Id) < unit_bytes_ || window_ * sizeof(Id) > kWindowBytes)
       throw Error("internal error: a parents window must be a multiple of 4 KiB holding a step's entries");
     check_labels(scratch);
+    while (listed_ > 0 && g_.degree(listed_ - 1) == 0) --listed_;
   }
 
   int slots() const { return slots_; }
@@ -185,6 +186,7 @@ class CsrPassValidator {
   uint64_t unit_bytes_;
   uint64_t chunk_;        // vertices a spill write or level load
   uint64_t window_;       // vertices a parents window
+  uint64_t listed_ = g_.n;  // vertices [0, listed_) hold every list: the pass needs no parents beyond (ids by degree)
   SpillFile spill_;
   AlignedBuffer buffer_;  // spilling: two halves, one filled while the other is written
   std::vector<SearchToCheck<Id>> search_;
@@ -319,7 +321,7 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
         const Id expected = p == kNoVertex<Id> || p >= n ? p : to_input[p];  // out of range: rule 1 names it
         if (s.parent[to_input[a + i]] != expected) mismatch = std::min(mismatch, a + i);
       }
-      for (uint64_t w = 0; w * window_ < m; ++w)
+      for (uint64_t w = 0; w * window_ < m && a + w * window_ < listed_; ++w)  // the tail's are never read
         behind.write(h, parents_at(slot, a / window_ + w), w * window_ * sizeof(Id),
                      align_up(std::min(window_, m - w * window_) * sizeof(Id)));
       behind.start(h);
@@ -573,9 +575,7 @@ void CsrPassValidator<Id>::pass(int first, int count, bool nibble, const std::fu
   const std::vector<Unit> steps = units();
   std::vector<UnitData> data(kDepth);
   for (UnitData& d : data) d.adj = AlignedBuffer(unit_bytes_);
-  uint64_t listed = 0;  // vertices [0, listed) include every vertex with a list
-  for (const Unit& u : steps) listed = std::max(listed, u.vb);
-  ParentWindows windows(*this, listed);
+  ParentWindows windows(*this, listed_);
   Xxh3Stream block_hash;
   carry_v_ = UINT64_MAX;
   std::vector<std::future<void>> reads(kDepth);  // step i's read is reads[i % kDepth], its buffers data[i % kDepth]
