@@ -133,8 +133,7 @@ nlohmann::json validation_json(const RunResult& r) {
                                                           {"tree", r.validation.csr_phases.tree},
                                                           {"rows", r.validation.csr_phases.rows},
                                                           {"read_wait", r.validation.csr_phases.read_wait},
-                                                          {"check", r.validation.csr_phases.check},
-                                                          {"nedge", r.validation.csr_phases.nedge}}},
+                                                          {"check", r.validation.csr_phases.check}}},
           {"validation_spill_bytes", r.validation.spill_bytes},
           {"validation_lent_cache", r.validation.lent_cache},
           {"validation_cache_reload_time", r.validation.cache_reload_time}};

@@ -66,13 +66,13 @@ class CsrPassValidator {
 
   // Scratch disk for `slots` searches: internal parents and byte levels of every vertex.
   static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * slot_bytes(n); }
-  // DRAM while searches are added (the spill buffer) and during a pass besides the rows: the level load's
-  // buffers or two units' adjacency and parents and a found word a vertex, whichever is larger.
+  // DRAM besides the rows: the spill's two halves, and during a pass the level load's two chunks a search or
+  // the steps' adjacency, the parents' windows and a found word a vertex, whichever is larger.
   static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
     const uint64_t unit_bytes = unit_for(entries), unit_vertices = std::min(unit_bytes / sizeof(Id), n) + 2;
     const uint64_t window = window_for(n, entries), windows = ring_for(n, window) * uint64_t(slots) * window * sizeof(Id);
     const uint64_t chunk = chunk_for(n);
-    return std::max(uint64_t(slots) * chunk, kDepth * unit_bytes + windows + unit_vertices * 8) +
+    return std::max(2 * uint64_t(slots) * chunk, kDepth * unit_bytes + windows + unit_vertices * 8) +
            std::max(chunk, 2 * window) * sizeof(Id);
   }
   // Adjacency bytes a step reads: a 256th of the adjacency, between 4 KiB and kUnitBytes (a power of two, so
@@ -160,9 +160,9 @@ class CsrPassValidator {
   void read_unit(const Unit& u, UnitData& d) const;
   void check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const UnitData& d, const ParentWindows& pw);
-  void load_rows(int first, int count, bool nibble);
-  void pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step);
-  void count_nedge(std::vector<uint64_t>& twice_nedge);
+  void load_rows(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge);
+  void pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
+            const std::function<void(uint64_t)>& step);
   void check_labels(std::span<int32_t> scratch) const;
   // Rule 5 once v's whole list was seen; pw: the windows holding v's parents, to name them.
   void finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw = nullptr);
@@ -385,32 +385,51 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   return Added::kAdded;
 }
 
-// The group's levels, search by search from the scratch file, transposed into vertex-major rows: nibbles (two
-// searches a byte, the even one low) or bytes; a vector's load of padding, unreached.
+// The group's levels, search by search from the scratch file (the next chunk read while this one is used),
+// transposed into vertex-major rows: nibbles (two searches a byte, the even one low) or bytes; a vector's load of
+// padding, unreached. As they go by: nedge (twice: the reached vertices' raw degrees) and rule 5 for the
+// vertices without a list (ids by degree: the tail), which can have no parent.
 template <class Id>
-void CsrPassValidator<Id>::load_rows(int first, int count, bool nibble) {
+void CsrPassValidator<Id>::load_rows(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge) {
   const uint64_t n = g_.n;
   first_ = first, count_ = count, nibble_ = nibble;
   stride_ = nibble ? (uint64_t(count) + 1) / 2 : uint64_t(count);
   rows_ = NumaArray<uint8_t>(n * stride_ + 64);
   std::memset(rows_.data() + n * stride_, 0xff, rows_.size() - n * stride_);
-  std::vector<AlignedBuffer> in;
-  for (int s = 0; s < count; ++s) in.emplace_back(chunk_);
+  std::vector<AlignedBuffer> in[2];
+  for (std::vector<AlignedBuffer>& set : in)
+    for (int s = 0; s < count; ++s) set.emplace_back(chunk_);
+  auto read = [&](uint64_t a, size_t h) {
+    return std::async(std::launch::async, [&, a, h] {
+      for (int s = 0; s < count; ++s)
+        spill_.read(levels_at(first + s) + a, in[h][size_t(s)].data(), align_up(std::min(chunk_, n - a)));
+    });
+  };
+  std::future<void> next = read(0, 0);
   for (uint64_t a = 0; a < n; a += chunk_) {
+    const size_t h = size_t(a / chunk_ % 2);
     const uint64_t m = std::min(chunk_, n - a);
-    for (int s = 0; s < count; ++s) spill_.read(levels_at(first + s) + a, in[size_t(s)].data(), align_up(m));
-#pragma omp parallel for schedule(static)
-    for (uint64_t i = 0; i < m; ++i) {
-      uint8_t* row = rows_.data() + (a + i) * stride_;
-      if (!nibble) {
-        for (int s = 0; s < count; ++s) row[s] = uint8_t(in[size_t(s)].data()[i]);
-        continue;
+    next.get();
+    if (a + chunk_ < n) next = read(a + chunk_, h ^ 1);
+    const std::vector<AlignedBuffer>& got = in[h];
+#pragma omp parallel
+    {
+      uint64_t mine[kMaxSlots] = {};
+#pragma omp for schedule(static)
+      for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t v = a + i, raw = g_.raw_degree(v);
+        uint8_t* row = rows_.data() + v * stride_;
+        if (nibble) std::memset(row, 0xff, stride_);
+        for (int s = 0; s < count; ++s) {
+          const uint8_t l = uint8_t(got[size_t(s)].data()[i]), x = l == kUnreached ? 15 : l;
+          mine[s] += l != kUnreached ? raw : 0;
+          if (!nibble) row[s] = l;
+          else row[s / 2] = uint8_t(s & 1 ? (row[s / 2] & 0x0f) | (x << 4) : (row[s / 2] & 0xf0) | x);
+        }
+        if (g_.degree(v) == 0) finish_vertex(v, 0);
       }
-      std::memset(row, 0xff, stride_);
-      for (int s = 0; s < count; ++s) {
-        const uint8_t l = uint8_t(in[size_t(s)].data()[i]), x = l == kUnreached ? 15 : l;
-        row[s / 2] = uint8_t(s & 1 ? (row[s / 2] & 0x0f) | (x << 4) : (row[s / 2] & 0xf0) | x);
-      }
+#pragma omp critical
+      for (int s = 0; s < count; ++s) twice_nedge[size_t(first + s)] += mine[s];
     }
   }
 }
@@ -568,9 +587,10 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d, const Pa
 // One pass over the on-disk CSR for searches [first, first + count) of the batch, their levels packed as asked;
 // step() after each step read.
 template <class Id>
-void CsrPassValidator<Id>::pass(int first, int count, bool nibble, const std::function<void(uint64_t)>& step) {
+void CsrPassValidator<Id>::pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
+                                const std::function<void(uint64_t)>& step) {
   double t = now();
-  load_rows(first, count, nibble);
+  load_rows(first, count, nibble, twice_nedge);
   phases_.rows += now() - t;
   const std::vector<Unit> steps = units();
   std::vector<UnitData> data(kDepth);
@@ -602,26 +622,6 @@ void CsrPassValidator<Id>::pass(int first, int count, bool nibble, const std::fu
   }
 }
 
-// nedge of the pass's group (twice: the reached vertices' raw degrees), and rule 5 for the vertices without a
-// list (ids by degree: the tail), which can have no parent.
-template <class Id>
-void CsrPassValidator<Id>::count_nedge(std::vector<uint64_t>& twice_nedge) {
-  const uint64_t n = g_.n;
-  const size_t group = size_t(count_);
-#pragma omp parallel
-  {
-    std::vector<uint64_t> mine(group, 0);
-#pragma omp for schedule(static)
-    for (uint64_t v = 0; v < n; ++v) {
-      const uint64_t raw = g_.raw_degree(v);
-      for (size_t s = 0; s < group; ++s) mine[s] += level(int(s), v) != kUnreached ? raw : 0;
-      if (g_.degree(v) == 0) finish_vertex(v, 0);
-    }
-#pragma omp critical
-    for (size_t s = 0; s < group; ++s) twice_nedge[size_t(first_) + s] += mine[s];
-  }
-}
-
 template <class Id>
 std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64_t, uint64_t)>& progress) {
   if (search_.empty()) return {};
@@ -632,12 +632,9 @@ std::vector<Verdict> CsrPassValidator<Id>::check(const std::function<void(uint64
   std::vector<uint64_t> twice_nedge(search_.size(), 0);
   uint64_t done = 0;
   for (int first = 0; first < size(); first += group) {
-    pass(first, std::min(group, size() - first), nibble, [&](uint64_t steps) {
+    pass(first, std::min(group, size() - first), nibble, twice_nedge, [&](uint64_t steps) {
       if (progress) progress(++done, steps * uint64_t(passes));
     });
-    const double t = now();
-    count_nedge(twice_nedge);
-    phases_.nedge += now() - t;
   }
   std::vector<Verdict> out = std::move(verdict_);
   for (int s = 0; s < size(); ++s) {

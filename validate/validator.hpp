@@ -146,6 +146,12 @@ bool tree_levels_parallel(uint64_t n, const Id* parent, uint64_t root, int32_t* 
     for (uint64_t v = 0; v < n; ++v) {
       if (parent[v] == kNoVertex<Id> || at(v).load(std::memory_order_relaxed) >= 0 || broken.load(std::memory_order_relaxed))
         continue;
+      if (const uint64_t p = uint64_t(parent[v]); p < n) {  // most parents are resolved already (hubs: low ids)
+        if (const int32_t lp = at(p).load(std::memory_order_relaxed); lp >= 0) {
+          at(v).store(lp + 1, std::memory_order_relaxed);  // final: p's walk resolved every vertex on its path
+          continue;
+        }
+      }
       path.clear();
       uint64_t u = v;
       int32_t l;
