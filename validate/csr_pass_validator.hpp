@@ -60,20 +60,21 @@ class CsrPassValidator {
   // took a request a search a step, and those requests' latency bound the pass.
   static constexpr uint64_t kWindowBytes = uint64_t(256) << 10;
   static constexpr int kWindows = 8;
+  static constexpr uint64_t kSpillParts = 4;  // a search's spill writes in flight at once, less one (WriteBehind)
   static constexpr uint64_t kChunk = uint64_t(256) << 10;     // vertices spilled per write
   static constexpr uint8_t kUnreached = 255;
   static constexpr int kNibbleMaxLevel = 14;  // levels a nibble holds; 15 is unreached
 
   // Scratch disk for `slots` searches: internal parents and byte levels of every vertex.
   static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * slot_bytes(n); }
-  // DRAM besides the rows: the spill's two halves, and during a pass the level load's two chunks a search or
+  // DRAM besides the rows: the spill's parts, and during a pass the level load's two chunks a search or
   // the steps' adjacency, the parents' windows and a found word a vertex, whichever is larger.
   static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
     const uint64_t unit_bytes = unit_for(entries), unit_vertices = std::min(unit_bytes / sizeof(Id), n) + 2;
     const uint64_t window = window_for(n, entries), windows = ring_for(n, window) * uint64_t(slots) * window * sizeof(Id);
     const uint64_t chunk = chunk_for(n);
     return std::max(2 * uint64_t(slots) * chunk, kDepth * unit_bytes + windows + unit_vertices * 8) +
-           std::max(chunk, 2 * window) * sizeof(Id);
+           std::max<uint64_t>(chunk, kSpillParts * window) * sizeof(Id);
   }
   // Adjacency bytes a step reads: a 256th of the adjacency, between 4 KiB and kUnitBytes (a power of two, so
   // that steps tile the 4 MiB checksum blocks).
@@ -98,7 +99,7 @@ class CsrPassValidator {
         unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
         chunk_(chunk_for(g.n)), window_(window_vertices ? window_vertices : window_for(g.n, g.directed_edges())),
         spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"),
-        buffer_(std::max(chunk_, 2 * window_) * sizeof(Id)) {
+        buffer_(std::max(chunk_, WriteBehind::kParts * window_) * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
     if (window_ * sizeof(Id) % kDirectAlign != 0 || window_ * sizeof(Id) < unit_bytes_ || window_ * sizeof(Id) > kWindowBytes)
@@ -188,7 +189,7 @@ class CsrPassValidator {
   uint64_t window_;       // vertices a parents window
   uint64_t listed_ = g_.n;  // vertices [0, listed_) hold every list: the pass needs no parents beyond (ids by degree)
   SpillFile spill_;
-  AlignedBuffer buffer_;  // spilling: two halves, one filled while the other is written
+  AlignedBuffer buffer_;  // spilling: WriteBehind's parts, one filled while the others are written
   std::vector<SearchToCheck<Id>> search_;
   std::vector<Verdict> verdict_;
   NumaArray<uint8_t> rows_;  // during a pass: v's levels from rows_[v * stride_], a nibble or a byte a search
@@ -243,27 +244,29 @@ struct CsrPassValidator<Id>::ParentWindows {
   }
 };
 
-// The spill's writes in the background while the next piece is made: buffer_ in two halves, each filled, then
-// written (a list of pieces) by a task of its own; a half is filled again once its writes are done. Waited
-// for by the last use (a write error is thrown there) or the destructor.
+// The spill's writes in the background while the next pieces are made: buffer_ in kParts parts, each filled,
+// then written (a list of pieces) by a task of its own, several in flight (the device takes them together); a
+// part is filled again once its writes are done. Waited for by finish() (a write error is thrown there) or the
+// destructor.
 template <class Id>
 class CsrPassValidator<Id>::WriteBehind {
  public:
+  static constexpr size_t kParts = kSpillParts;
   WriteBehind(SpillFile& file, AlignedBuffer& buffer) : file_(file), buffer_(buffer) {}
   ~WriteBehind() {
     for (std::future<void>& w : writing_)
       if (w.valid()) w.wait();
   }
-  uint64_t half_bytes() const { return buffer_.bytes() / 2 / kDirectAlign * kDirectAlign; }
-  char* fill(size_t h) {  // half h, once its last writes are done
+  uint64_t part_bytes() const { return buffer_.bytes() / kParts / kDirectAlign * kDirectAlign; }
+  char* fill(size_t h) {  // part h, once its last writes are done
     if (writing_[h].valid()) writing_[h].get();
     pieces_[h].clear();
-    return buffer_.data() + uint64_t(h) * half_bytes();
+    return buffer_.data() + uint64_t(h) * part_bytes();
   }
   void write(size_t h, uint64_t at, uint64_t from, uint64_t bytes) { pieces_[h].push_back({at, from, bytes}); }
   void start(size_t h) {
     writing_[h] = std::async(std::launch::async, [this, h] {
-      for (const Piece& p : pieces_[h]) file_.write(p.at, buffer_.data() + uint64_t(h) * half_bytes() + p.from, p.bytes);
+      for (const Piece& p : pieces_[h]) file_.write(p.at, buffer_.data() + uint64_t(h) * part_bytes() + p.from, p.bytes);
     });
   }
   void finish() {
@@ -277,8 +280,8 @@ class CsrPassValidator<Id>::WriteBehind {
   };
   SpillFile& file_;
   AlignedBuffer& buffer_;
-  std::vector<Piece> pieces_[2];
-  std::future<void> writing_[2];
+  std::vector<Piece> pieces_[kParts];
+  std::future<void> writing_[kParts];
 };
 
 // The translation check covers every label only if to_input is a permutation: a bit per label.
@@ -310,8 +313,8 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   auto lap = [&clock] { const double t = now(); return t - std::exchange(clock, t); };
   {
     WriteBehind behind(spill_, buffer_);
-    const uint64_t per = std::max<uint64_t>(1, behind.half_bytes() / (window_ * sizeof(Id)));  // windows a half
-    for (uint64_t a = 0, h = 0; a < n; a += per * window_, h ^= 1) {
+    const uint64_t per = std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id)));  // windows a part
+    for (uint64_t a = 0, h = 0; a < n; a += per * window_, h = (h + 1) % WriteBehind::kParts) {
       const uint64_t m = std::min(per * window_, n - a);
       Id* buf = reinterpret_cast<Id*>(behind.fill(h));
 #pragma omp parallel for schedule(static) reduction(min : mismatch)
@@ -352,7 +355,7 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   int32_t deepest = 0;
   {
     WriteBehind behind(spill_, buffer_);
-    for (uint64_t a = 0, h = 0; a < n && deepest < int32_t(kUnreached); a += chunk_, h ^= 1) {
+    for (uint64_t a = 0, h = 0; a < n && deepest < int32_t(kUnreached); a += chunk_, h = (h + 1) % WriteBehind::kParts) {
       const uint64_t m = std::min(chunk_, n - a);
       uint8_t* bytes = reinterpret_cast<uint8_t*>(behind.fill(h));
 #pragma omp parallel for schedule(static) reduction(max : deepest)
