@@ -134,9 +134,6 @@ class CsrPassValidator {
     int part;
     uint64_t offset, length, e0, e1, va, vb;  // vertices [va, vb) have entries in [e0, e1)
   };
-  struct UnitData {
-    AlignedBuffer adj;
-  };
   struct ParentWindows;  // the pass's parents of the group, a window of vertices at a time
   class WriteBehind;     // add's spill writes behind its computation
 
@@ -158,9 +155,9 @@ class CsrPassValidator {
     return uint64_t(slots_) * (align_up(g_.n * sizeof(Id)) + kWindowBytes) + uint64_t(s) * align_up(g_.n);
   }
   std::vector<Unit> units() const;
-  void read_unit(const Unit& u, UnitData& d) const;
-  void check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const;
-  void check_unit(const Unit& u, const UnitData& d, const ParentWindows& pw);
+  void read_unit(const Unit& u, AlignedBuffer& adj) const;
+  void check_block(const Unit& u, const AlignedBuffer& adj, Xxh3Stream& block_hash) const;
+  void check_unit(const Unit& u, const AlignedBuffer& step_adj, const ParentWindows& pw);
   void load_rows(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge);
   void pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
             const std::function<void(uint64_t)>& step);
@@ -214,8 +211,8 @@ struct CsrPassValidator<Id>::ParentWindows {
   std::vector<std::future<void>> reads;
   uint64_t issued = 0;
 
-  ParentWindows(const CsrPassValidator& v, uint64_t vertices)
-      : pv(v), windows((vertices + v.window_ - 1) / v.window_), ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))),
+  explicit ParentWindows(const CsrPassValidator& v)
+      : pv(v), windows((v.listed_ + v.window_ - 1) / v.window_), ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))),
         reads(ring) {
     for (uint64_t i = 0; i < ring; ++i) buf.emplace_back(uint64_t(v.count_) * v.window_ * sizeof(Id));
   }
@@ -469,14 +466,14 @@ std::vector<typename CsrPassValidator<Id>::Unit> CsrPassValidator<Id>::units() c
 
 // One step's adjacency (read ahead, kDepth at once).
 template <class Id>
-void CsrPassValidator<Id>::read_unit(const Unit& u, UnitData& d) const {
-  files_.adj(u.part).file.pread_all(d.adj.data(), u.length, u.offset);
+void CsrPassValidator<Id>::read_unit(const Unit& u, AlignedBuffer& adj) const {
+  files_.adj(u.part).file.pread_all(adj.data(), u.length, u.offset);
 }
 
 // The steps' adjacency hashed in order; a 4 MiB block's checksum checked once its last step is in.
 template <class Id>
-void CsrPassValidator<Id>::check_block(const Unit& u, const UnitData& d, Xxh3Stream& block_hash) const {
-  block_hash.update(d.adj.data(), u.length);
+void CsrPassValidator<Id>::check_block(const Unit& u, const AlignedBuffer& adj, Xxh3Stream& block_hash) const {
+  block_hash.update(adj.data(), u.length);
   const uint64_t block = u.offset / kCsrHashBlock;
   if (u.offset + u.length == std::min(files_.layout().adj_file_bytes(u.part), (block + 1) * kCsrHashBlock)) {
     if (block_hash.digest() != files_.block_hash(u.part, block))
@@ -510,7 +507,7 @@ void CsrPassValidator<Id>::say_why(uint64_t v, uint64_t w) {
 // Rules 3 and 4 on the step's entries (v,w), w < v, sixteen bytes of levels a vector operation (32 searches
 // as nibbles, 16 as bytes); the parents found in the lists (rule 5) for every vertex whose list ends here.
 template <class Id>
-void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d, const ParentWindows& pw) {
+void CsrPassValidator<Id>::check_unit(const Unit& u, const AlignedBuffer& step_adj, const ParentWindows& pw) {
   using V16 = uint8_t __attribute__((vector_size(16)));
   const uint64_t b = stride_, vectors = (b + 15) / 16;
   const bool nibble = nibble_;
@@ -520,7 +517,7 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const UnitData& d, const Pa
     const V16 ua = a == unreached, ux = x == unreached, gap = V16(a - x + 1) > 2;
     return V16((ua ^ ux) | (gap & ~ua & ~ux));
   };
-  const Id* adj = reinterpret_cast<const Id*>(d.adj.data());
+  const Id* adj = reinterpret_cast<const Id*>(step_adj.data());
   const uint8_t* rows = rows_.data();
   std::vector<uint64_t> found(u.vb - u.va, 0);
   // A thread takes kVertices lists at a time, whose entries are adjacent in the step: rows are fetched kAhead
@@ -596,9 +593,9 @@ void CsrPassValidator<Id>::pass(int first, int count, bool nibble, std::vector<u
   load_rows(first, count, nibble, twice_nedge);
   phases_.rows += now() - t;
   const std::vector<Unit> steps = units();
-  std::vector<UnitData> data(kDepth);
-  for (UnitData& d : data) d.adj = AlignedBuffer(unit_bytes_);
-  ParentWindows windows(*this, listed_);
+  std::vector<AlignedBuffer> data;  // step i's adjacency: data[i % kDepth]
+  for (int i = 0; i < kDepth; ++i) data.emplace_back(unit_bytes_);
+  ParentWindows windows(*this);
   Xxh3Stream block_hash;
   carry_v_ = UINT64_MAX;
   std::vector<std::future<void>> reads(kDepth);  // step i's read is reads[i % kDepth], its buffers data[i % kDepth]
