@@ -12,12 +12,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "bfs/bitmap.hpp"
 #include "bfs/tail_reads.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
@@ -82,7 +84,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  public:
   DeltaStepping(const Csr<Id>& g, Source source, float delta, Relaxations relaxations = {})
-      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n) {
+      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n), far_(g.n) {
     if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
   }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
@@ -108,6 +110,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
     const uint64_t n = g_.n;
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
+    far_.clear();
+    window_end_ = kWindow;
     bins_.assign(size_t(omp_get_max_threads()), {});
     due_.assign(bins_.size(), {});
     if (remote_.owns(root)) {
@@ -141,7 +145,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   const Relaxations& relaxations() const { return remote_; }
 
   uint64_t state_bytes() const override {
-    uint64_t bytes = g_.n * sizeof(uint64_t);
+    uint64_t bytes = g_.n * sizeof(uint64_t) + far_.word_count() * sizeof(uint64_t);
     if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
     return bytes;
   }
@@ -181,6 +185,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
       const uint64_t next = remote_.least(first_filled(bins_, b));
+      if (next == UINT64_MAX && file_far()) continue;
       if constexpr (Source::kDefers) {
         if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= next) {
           read_all_due(stats);
@@ -275,11 +280,43 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
     return improve(Id(v - remote_.lo), nd, parent, bins);
   }
-  // Vertex i to distance d through parent where d is smaller, filed in its bucket (returns 1), or not.
+  // Vertex i to distance d through parent where d is smaller, filed in its bucket, or marked far past the
+  // window (returns 1), or not.
   uint64_t improve(Id i, float d, Id parent, std::vector<std::vector<Id>>& bins) {
     if (!distance_word::improve(state_[i], d, parent)) return 0;
-    buckets::file(bins, bucket_of(d), i);
+    if (const uint64_t k = bucket_of(d); k < window_end_) buckets::file(bins, k, i);
+    else far_.set_atomic(i);
     return 1;
+  }
+
+  // Once the window's buckets are empty on every rank: the window moves to the first bucket a far vertex now
+  // lies in and the far vertices within it are filed; false when none is left. A mark whose vertex has since
+  // moved into the window is dropped: it was filed then.
+  bool file_far() {
+    uint64_t* words = far_.words();
+    const uint64_t count = far_.word_count();
+    auto each = [&](uint64_t i, auto&& fn) {
+      for (uint64_t bits = words[i]; bits != 0; bits &= bits - 1) {
+        const int j = std::countr_zero(bits);
+        const uint64_t v = i * 64 + uint64_t(j), k = bucket_of(dist_of(state_[v]));
+        if (fn(v, k)) words[i] &= ~(uint64_t(1) << j);
+      }
+    };
+    uint64_t first = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : first)
+    for (uint64_t i = 0; i < count; ++i)
+      each(i, [&](uint64_t, uint64_t k) { return k < window_end_ || (first = std::min(first, k), false); });
+    first = remote_.least(first);
+    if (first == UINT64_MAX) return false;
+    window_end_ = first + kWindow;
+#pragma omp parallel
+    {
+      std::vector<std::vector<Id>>& bins = bins_[size_t(omp_get_thread_num())];
+#pragma omp for schedule(static)
+      for (uint64_t i = 0; i < count; ++i)
+        each(i, [&](uint64_t v, uint64_t k) { return k < window_end_ && (buckets::file(bins, k, Id(v)), true); });
+    }
+    return true;
   }
 
   void translate(float* dist_out, Id* parent_out, SsspStats& stats) const {
@@ -300,6 +337,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
   float delta_;
   Relaxations remote_;
   std::vector<uint64_t> state_;  // (distance bits, parent) by internal id
+  // Nearly every improvement is a heavy edge's, up to 1 / delta buckets ahead, and filing each as an entry held
+  // about as many entries as relaxations at once (5.2 M, 30 MB of bins at SCALE 22: kernel 3's peak). Only the
+  // next kWindow buckets are filed; a vertex improved past them waits as a bit in far_ until the window gets there.
+  static constexpr uint64_t kWindow = 32;
+  Bitmap far_;
+  uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
 };
