@@ -29,7 +29,8 @@ namespace {
 
 nlohmann::json placement_json(const RunResult& r) {
   const PlacementReport& p = r.placement;
-  nlohmann::json j = {{"placement", p.tier->name}, {"csr_bytes", r.dram.graph}, {"memory_placement", p.memory_placement}};
+  nlohmann::json j = {{"placement", p.tier->name}, {"csr_bytes", r.dram.graph}, {"memory_placement", p.memory_placement},
+                      {"degree_count_in_kernel0_time", p.degree_count_in_kernel0_time}};
   if (!p.tier->on_storage) return j;
   j.update({{"dram_budget", r.dram.budget},
             {"on_mem_edges", p.on_mem_edges},

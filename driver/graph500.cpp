@@ -233,34 +233,64 @@ void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool ag
                             spec.scale, human_bytes(double(need)), human_bytes(double(have))));
 }
 
-// Kernel 0: with a stored graph, producing a verified edge list (reading it and checking every block);
-// generated, one timed pass generating every tuple (kernel 1 regenerates them as it needs them).
-double kernel0(const GraphDir& dir, const RunHooks& hooks) {
+// Kernel 0: every tuple produced once -- read and checked block by block from a stored graph, or generated from
+// the spec. Its tuples are not kept (kernel 1 reads or regenerates them as it needs them), but kernel 1's degree
+// count, when a build follows, is made on them as they go by (`counted`), so that kernel 1 needs no pass of its
+// own for it: the counting's share of the pass (each thread's time in it, over the threads) is kernel 1's time,
+// taken from kernel 0's and added to construction_time by the build that takes the degrees.
+template <class Id, class Source>
+double kernel0(const Source& source, const RunHooks& hooks, CountedDegrees* counted) {
   const double t0 = now();
-  const std::string phase = dir.stores_tuples() ? "verifying " + dir.path() : "kernel 0 (regenerating " + dir.path() + "'s tuples)";
-  dir.verify([&](uint64_t done, uint64_t total) { hooks.report(phase, done, total); });
-  return now() - t0;
-}
-double kernel0(const GeneratedEdges& source, const RunHooks& hooks) {
-  const double t0 = now();
+  std::string phase = "kernel 0";
+  if constexpr (std::is_same_v<Source, GraphDir>)
+    phase = source.stores_tuples() ? "verifying " + source.path() : "kernel 0 (regenerating " + source.path() + "'s tuples)";
+  const uint64_t m = source.spec().edge_count();
+  if (counted) counted->of<Id>() = NumaArray<Id>(source.spec().vertex_count());
+  std::vector<double> counting(size_t(omp_get_max_threads()), 0.0);
   std::atomic<uint64_t> done{0};
-  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-    const uint64_t d = done += edges.size();
-    if (omp_get_thread_num() == 0) hooks.report("kernel 0", d, source.spec().edge_count());
+  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {  // reading a stored block checks its hash
+    if (counted) {
+      const double c0 = now();
+      count_degrees(edges, counted->of<Id>());
+      counting[size_t(omp_get_thread_num())] += now() - c0;
+    }
+    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+    if (omp_get_thread_num() == 0) hooks.report(phase, d, m);
   });
-  return now() - t0;
+  double share = 0;
+  for (double t : counting) share += t;
+  share /= double(counting.size());
+  if (counted) counted->seconds = share;
+  return now() - t0 - share;
+}
+
+// Whether kernel 1 will build a CSR from the source's tuples (then kernel 0 counts the degrees for it): always
+// in DRAM; on storage unless the graph directory holds the CSR the run reads first (a concurrent run may still
+// build it first: the count is then unused).
+template <class Source>
+bool kernel1_builds(const Source& source, const PlacementSpec& spec) {
+  if (!spec.tier->on_storage) return true;
+  if constexpr (std::is_same_v<Source, GraphDir>)
+    return !path_exists(CsrFiles::path_for(source.path(), spec.parts, spec.weighted && !spec.ids)) ||
+           (spec.weighted && spec.ids && !path_exists(CsrFiles::path_for(source.path(), spec.parts, true)));
+  return false;
 }
 
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topology& topo, int parts,
             const RunHooks& hooks, double busy_at_start) {
   r.spec = source.spec();
-  r.generation_time = kernel0(source, hooks);
+  PlacementSpec spec = placement_spec(cfg, parts);
+  CountedDegrees counted;
+  if (kernel1_builds(source, spec)) spec.counted = &counted;
+  r.generation_time = kernel0<Id>(source, hooks, spec.counted);
   PlacedGraph<Id> pg;
   const PhaseProgress progress = [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); };
   const TierOps<Id>& tier = tier_ops<Id>(*cfg.place.tier);
-  if constexpr (std::is_same_v<Source, GraphDir>) tier.prepare_dir(pg, source, placement_spec(cfg, parts), topo, progress);
-  else tier.prepare_generated(pg, source, placement_spec(cfg, parts), topo, progress);
+  if constexpr (std::is_same_v<Source, GraphDir>) tier.prepare_dir(pg, source, spec, topo, progress);
+  else tier.prepare_generated(pg, source, spec, topo, progress);
+  pg.spec.counted = nullptr;
+  counted = CountedDegrees();  // untaken (the CSR was there after all): its DRAM back before the searches
   search_and_summarize(r, cfg, source, pg, topo, hooks, busy_at_start);
 }
 

@@ -89,34 +89,65 @@ void radix_sort(T* a, size_t len, std::vector<T>& scratch, int key_bits, KeyOf k
 
 }  // namespace build_detail
 
-// Kernel 1's first pass, shared by the in-memory and the external build: counts each input label's
-// non-self-loop degree, then renumbers by degree (highest first, ties by input label) with a stable
-// counting sort done in place, so that label[v] turns from v's degree into v's internal id. Returns the raw
-// (pre-deduplication) list bounds over internal ids: n + 1 offsets, 64-bit, as they serve as fill cursors.
-template <class Id, class Source>
-NumaArray<uint64_t> order_by_degree(const Source& source, NumaArray<Id>& label, const BuildProgress& progress) {
+// Kernel 1's degree count over one chunk of tuples: each end's non-self-loop degree by input label, a batch's
+// counters prefetched together (the array is far larger than the caches at the SCALEs that matter).
+template <class Id>
+void count_degrees(std::span<const Edge> edges, NumaArray<Id>& degree) {
   using build_detail::kBatch;
+  for (size_t i = 0; i < edges.size(); i += kBatch) {
+    const size_t nb = std::min(kBatch, edges.size() - i);
+    for (size_t j = 0; j < nb; ++j) {
+      __builtin_prefetch(&degree[edges[i + j].u], 1);
+      __builtin_prefetch(&degree[edges[i + j].v], 1);
+    }
+    for (size_t j = 0; j < nb; ++j) {
+      const Edge& e = edges[i + j];
+      if (e.u == e.v) continue;
+      build_detail::fetch_add(degree[e.u], Id(1));
+      build_detail::fetch_add(degree[e.v], Id(1));
+    }
+  }
+}
+
+// Degrees by input label counted as kernel 0 generated (or read) the tuples, so that kernel 1 needs no pass of
+// its own for them (the driver's kernel 0 feeds count_degrees; SCALE 28 spec alone: a generation pass, 87 s).
+// `seconds`: the counting's share of that pass, which kernel 1's time takes back. The first build takes the
+// degrees (`taken`); a second build (kernel 3's CSR beside kernel 2's) counts its own.
+struct CountedDegrees {
+  NumaArray<uint32_t> narrow;
+  NumaArray<uint64_t> wide;
+  double seconds = 0;
+  bool taken = false;
+  template <class Id>
+  NumaArray<Id>& of() {
+    if constexpr (sizeof(Id) == 4) return narrow;
+    else return wide;
+  }
+  // What kernel 1 adds to its own time: the count's share when a build took the degrees.
+  double taken_seconds() const { return taken ? seconds : 0; }
+};
+
+// Kernel 1's first pass, shared by the in-memory and the external build: counts each input label's
+// non-self-loop degree (or takes kernel 0's count), then renumbers by degree (highest first, ties by input label)
+// with a stable counting sort done in place, so that label[v] turns from v's degree into v's internal id. Returns
+// the raw (pre-deduplication) list bounds over internal ids: n + 1 offsets, 64-bit, as they serve as fill cursors.
+template <class Id, class Source>
+NumaArray<uint64_t> order_by_degree(const Source& source, NumaArray<Id>& label, const BuildProgress& progress,
+                                    CountedDegrees* counted = nullptr) {
   const uint64_t n = source.spec().vertex_count();
   const uint64_t m = source.spec().edge_count();
-  label = NumaArray<Id>(n);
-  std::atomic<uint64_t> done{0};
-  source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
-    for (size_t i = 0; i < edges.size(); i += kBatch) {
-      const size_t nb = std::min(kBatch, edges.size() - i);
-      for (size_t j = 0; j < nb; ++j) {
-        __builtin_prefetch(&label[edges[i + j].u], 1);
-        __builtin_prefetch(&label[edges[i + j].v], 1);
-      }
-      for (size_t j = 0; j < nb; ++j) {
-        const Edge& e = edges[i + j];
-        if (e.u == e.v) continue;
-        build_detail::fetch_add(label[e.u], Id(1));
-        build_detail::fetch_add(label[e.v], Id(1));
-      }
-    }
-    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
-    if (progress && omp_get_thread_num() == 0) progress("count", d, m);
-  });
+  if (counted && !counted->taken && counted->of<Id>().size() == n) {
+    label = std::exchange(counted->of<Id>(), NumaArray<Id>());
+    counted->taken = true;
+  } else {
+    label = NumaArray<Id>(n);
+    std::atomic<uint64_t> done{0};
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
+      count_degrees(edges, label);
+      const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+      if (progress && omp_get_thread_num() == 0) progress("count", d, m);
+    });
+  }
 
   Id max_degree = 0;
 #pragma omp parallel for reduction(max : max_degree)
@@ -248,7 +279,7 @@ void sort_and_dedup_lists_by_weight(NodeWeight<Id>* adj, const uint64_t* offsets
 // not void), for_each_weighted_chunk(fn(first, span<const Edge>, span<const float>)) too. A weighted build holds
 // a weight beside each pre-dedup entry: 16.75 bytes a tuple at its peak with 32-bit ids and float weights.
 template <class Id, class W = void, class Source>
-Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
+Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, CountedDegrees* counted = nullptr) {
   using build_detail::kBatch;
   constexpr bool kWeighted = !std::is_void_v<W>;
   const uint64_t n = source.spec().vertex_count();
@@ -256,7 +287,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}) {
   Csr<Id, W> g;
   g.n = n;
   NumaArray<Id> label;  // internal id of each input label
-  NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress);
+  NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress, counted);
   std::atomic<uint64_t> done{0};
 
   // Pass 2: scatter both directions; offsets[v] serves as v's cursor and ends at the start of v + 1.

@@ -49,11 +49,13 @@ struct PlacementSpec {
   bool weighted = false;            // kernel 3 runs: the adjacency keeps its weights (on storage: the weighted
                                     // CSR, csr-w-p<K>, lists by weight)
   bool ids = true;                  // kernel 2 runs: on storage, it reads the unweighted CSR (csr-p<K>)
+  CountedDegrees* counted = nullptr;  // kernel 0's degree count, which the first build takes (the driver's)
 };
 
 // How the graph was placed, for the report (JSON keys by the same names).
 struct PlacementReport {
   const Tier* tier = &kInCore;
+  double degree_count_in_kernel0_time = 0;  // of construction_time: kernel 1's degree count, made in kernel 0's pass
   std::map<std::string, std::string> memory_placement;  // where each structure lives
   // tiered
   uint64_t on_mem_edges = 0;
@@ -130,15 +132,16 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
     if (progress) progress(std::string("kernel 1: ") + name, done, total);
   };
   if (spec.weighted) {  // one graph for both kernels: the ids as BFS reads them, the weights beside
-    Csr<Id, float> weighted = build_csr<Id, float>(source, phase);
+    Csr<Id, float> weighted = build_csr<Id, float>(source, phase, spec.counted);
     out.weights = std::move(weighted.weights);
     out.g = std::move(static_cast<Csr<Id>&>(weighted));
   } else {
-    out.g = build_csr<Id>(source, phase);
+    out.g = build_csr<Id>(source, phase, spec.counted);
   }
   out.partitioning = partition_by_work(out.g, spec.parts, topo);
   place_graph(out.g, out.partitioning, spec.memory, topo, spec.weighted ? &out.weights : nullptr);
-  out.construction_time = now() - t0;
+  out.report.degree_count_in_kernel0_time = spec.counted ? spec.counted->taken_seconds() : 0;
+  out.construction_time = now() - t0 + out.report.degree_count_in_kernel0_time;
   out.dram.available = available_memory_bytes();
   out.dram.graph = out.g.bytes() + out.weights.bytes();
   out.report.tier = spec.tier;
@@ -153,7 +156,7 @@ namespace prepare_detail {
 template <class Id>
 bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts, const Topology& topo,
                         uint64_t scratch, bool dax, bool weighted, ExternalBuildStats& build,
-                        const PhaseProgress& progress) {
+                        const PhaseProgress& progress, CountedDegrees* counted) {
   DirLock build_lock;  // one build of a CSR at a time: a second run waits, then reuses what the first built
   if (!path_exists(path)) {
     build_lock = DirLock::wait_file(dir.path() + "/" + GraphDir::kHeaderFile);
@@ -193,10 +196,10 @@ bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts,
   };
   if (!weighted) {
     build_csr_files<Id>(dir, path, parts, topo, scratch, report, &build, dax,
-                        renumber ? Renumbering::for_source(dir, dir.path()) : Renumbering{});
+                        renumber ? Renumbering::for_source(dir, dir.path()) : Renumbering{}, counted);
   } else if constexpr (sizeof(Id) == 4) {
     build_csr_files<Id, NodeWeight<Id>>(dir, path, parts, topo, scratch, report, &build, dax,
-                                        renumber ? Renumbering::for_source(dir, dir.path()) : Renumbering{});
+                                        renumber ? Renumbering::for_source(dir, dir.path()) : Renumbering{}, counted);
   } else {
     throw Error("kernel 3 needs 32-bit vertex ids");
   }
@@ -286,11 +289,12 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   const std::string weighted_path = CsrFiles::path_for(dir.path(), spec.parts, true);
   ExternalBuildStats build{};
   bool reused = prepare_detail::build_or_reuse_csr<Id>(dir, path, spec.parts, topo, d.build_scratch, dax,
-                                                       first_weighted, build, progress);
+                                                       first_weighted, build, progress, spec.counted);
   if (both) {
     ExternalBuildStats second{};
     const bool second_reused = prepare_detail::build_or_reuse_csr<Id>(dir, weighted_path, spec.parts, topo,
-                                                                      d.build_scratch, dax, true, second, progress);
+                                                                      d.build_scratch, dax, true, second, progress,
+                                                                      spec.counted);
     if (!second_reused) build.passes += second.passes;
     reused = reused && second_reused;
   }
@@ -330,7 +334,8 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   out.report.on_mem_edges = k;
   const double loaded = now();
   // A reused CSR counts the build it took, so that construction_time always covers building the graph.
-  const double build_time = reused ? out.files->layout().build_seconds : built - t0;
+  out.report.degree_count_in_kernel0_time = spec.counted ? spec.counted->taken_seconds() : 0;
+  const double build_time = reused ? out.files->layout().build_seconds : built - t0 + out.report.degree_count_in_kernel0_time;
   out.construction_time = build_time + (loaded - built);
 
   PlacementReport& r = out.report;

@@ -44,6 +44,12 @@ class NumaArray {
   NumaArray() = default;
   explicit NumaArray(size_t n) : region_(n * sizeof(T)), size_(n) {}
   NumaArray(size_t n, size_t readable_n) : region_(n * sizeof(T), readable_n * sizeof(T)), size_(n) {}
+  // A moved-from array is empty (size 0), not an old size over no pages.
+  NumaArray(NumaArray&& o) noexcept : region_(std::move(o.region_)), size_(std::exchange(o.size_, 0)) {}
+  NumaArray& operator=(NumaArray&& o) noexcept {
+    if (this != &o) region_ = std::move(o.region_), size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
   T* data() const { return static_cast<T*>(region_.base()); }
   size_t size() const { return size_; }
   size_t bytes() const { return size_ * sizeof(T); }

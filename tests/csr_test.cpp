@@ -82,6 +82,26 @@ TEST(Csr, BuiltFromGraphDirectoryEqualsBuiltFromGenerator) {
   for (uint64_t i = 0; i < a.directed_edges(); ++i) ASSERT_EQ(a.adj[i], b.adj[i]);
 }
 
+// Kernel 0 counts the degrees as it generates (the driver's kernel0); the build that takes them makes the same
+// graph, and a second build (kernel 3's beside kernel 2's) counts its own.
+TEST(Csr, DegreesCountedByKernelZeroGiveTheSameGraph) {
+  KroneckerSpec spec{11, 16, 5, 6};
+  const std::vector<Edge> edges = all_edges(spec);
+  CountedDegrees counted;
+  counted.of<uint32_t>() = NumaArray<uint32_t>(spec.vertex_count());
+  for (size_t i = 0; i < edges.size(); i += 1000)
+    count_degrees(std::span<const Edge>(edges.data() + i, std::min<size_t>(1000, edges.size() - i)), counted.of<uint32_t>());
+  counted.seconds = 1.5;
+  EXPECT_EQ(counted.taken_seconds(), 0.0);
+  const Csr<uint32_t> a = build_csr<uint32_t>(GeneratedEdges{Kronecker(spec)}, {}, &counted);
+  EXPECT_TRUE(counted.taken);
+  EXPECT_EQ(counted.taken_seconds(), 1.5);
+  EXPECT_EQ(counted.of<uint32_t>().size(), 0u);
+  expect_matches_boost(a, edges);
+  const Csr<uint32_t, float> b = build_csr<uint32_t, float>(GeneratedEdges{Kronecker(spec)}, {}, &counted);
+  expect_matches_boost(static_cast<const Csr<uint32_t>&>(b), edges);
+}
+
 TEST(Csr, RawDegreeGivesReferenceNedge) {
   // nedge (reference 3.0) = non-self-loop tuples with both ends reached = sum of raw degrees of reached / 2.
   KroneckerSpec spec{12, 16, 2, 3};
