@@ -123,6 +123,7 @@ struct CountedDegrees {
     if constexpr (sizeof(Id) == 4) return narrow;
     else return wide;
   }
+  uint64_t held_bytes() const { return narrow.bytes() + wide.bytes(); }
   // What kernel 1 adds to its own time: the count's share when a build took the degrees.
   double taken_seconds() const { return taken ? seconds : 0; }
 };

@@ -268,7 +268,8 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
                     const PhaseProgress& progress) {
   const bool dax = spec.tier->in_place;
   DramAccount& d = out.dram;
-  d.available = available_memory_bytes();
+  // Kernel 0's degree count, still held, becomes the build's label array: DRAM this run has, not a neighbour's.
+  d.available = available_memory_bytes() + (spec.counted ? spec.counted->held_bytes() : 0);
   d.state = tiered_state_bytes(dir.spec().vertex_count(), sizeof(Id), spec.weighted);
   d.io_buffers = dax ? 0 : io_buffer_bytes(spec.threads, spec.io);
   d.stream_buffers = dir.stream_buffer_bytes(spec.threads);  // validation's, counted with the state
