@@ -127,6 +127,7 @@ struct CountedDegrees {
   // What kernel 1 adds to its own time: the count's share when a build took the degrees.
   double taken_seconds() const { return taken ? seconds : 0; }
 };
+inline double taken_seconds(const CountedDegrees* counted) { return counted ? counted->taken_seconds() : 0; }
 
 // Kernel 1's first pass, shared by the in-memory and the external build: counts each input label's
 // non-self-loop degree (or takes kernel 0's count), then renumbers by degree (highest first, ties by input label)

@@ -257,7 +257,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   const uint64_t m = source.spec().edge_count();
   NumaArray<Id> label;
   NumaArray<uint64_t> raw = order_by_degree<Id>(source, label, progress, counted);
-  const double in_kernel0 = counted ? counted->taken_seconds() : 0;  // the count kernel 0's pass made for it
+  const double in_kernel0 = taken_seconds(counted);  // the count kernel 0's pass made for it
   ExternalBuildStats st;
   double clock = t0;
   auto lap = [&clock] { const double t = omp_get_wtime(); return t - std::exchange(clock, t); };

@@ -140,7 +140,7 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
   }
   out.partitioning = partition_by_work(out.g, spec.parts, topo);
   place_graph(out.g, out.partitioning, spec.memory, topo, spec.weighted ? &out.weights : nullptr);
-  out.report.degree_count_in_kernel0_time = spec.counted ? spec.counted->taken_seconds() : 0;
+  out.report.degree_count_in_kernel0_time = taken_seconds(spec.counted);
   out.construction_time = now() - t0 + out.report.degree_count_in_kernel0_time;
   out.dram.available = available_memory_bytes();
   out.dram.graph = out.g.bytes() + out.weights.bytes();
@@ -335,7 +335,7 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   out.report.on_mem_edges = k;
   const double loaded = now();
   // A reused CSR counts the build it took, so that construction_time always covers building the graph.
-  out.report.degree_count_in_kernel0_time = spec.counted ? spec.counted->taken_seconds() : 0;
+  out.report.degree_count_in_kernel0_time = taken_seconds(spec.counted);
   const double build_time = reused ? out.files->layout().build_seconds : built - t0 + out.report.degree_count_in_kernel0_time;
   out.construction_time = build_time + (loaded - built);
 
