@@ -63,12 +63,14 @@ struct CsrPassPlan {
 };
 
 // The largest batch whose rows and buffers fit `room` and whose spill fits `disk_free`, at most `roots`. V: the
-// pass validator (kernel 2's CsrPassValidator, kernel 3's SsspStoredBatch).
+// pass validator (kernel 2's CsrPassValidator, kernel 3's SsspStoredBatch); held: the vertices its rows and
+// spill hold (V::pass_vertices).
 template <class V>
-int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_free, int roots) {
+int csr_pass_slots(uint64_t n, uint64_t held, uint64_t entries, uint64_t room, uint64_t disk_free, int roots) {
   int slots = 0;
-  while (slots < std::min(roots, V::kMaxSlots) && V::rows_bytes(n, slots + 1) + V::buffer_bytes(n, entries, slots + 1) <= room &&
-         V::spill_bytes(n, slots + 1) <= disk_free)
+  while (slots < std::min(roots, V::kMaxSlots) &&
+         V::rows_bytes(held, slots + 1) + V::buffer_bytes(n, entries, slots + 1) <= room &&
+         V::spill_bytes(held, slots + 1) <= disk_free)
     ++slots;
   return slots;
 }
@@ -79,7 +81,7 @@ int csr_pass_slots(uint64_t n, uint64_t entries, uint64_t room, uint64_t disk_fr
 // cache's bytes the pass may borrow (its kernel's).
 template <class Id, class V = CsrPassValidator<Id>>
 CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, bool budget_given, uint64_t cache) {
-  const uint64_t n = pg.g.n, entries = pg.g.directed_edges();
+  const uint64_t n = pg.g.n, held = V::pass_vertices(pg.g), entries = pg.g.directed_edges();
   const uint64_t slack = pg.dram.budget - std::min(pg.dram.budget, pg.dram.edge_cache + pg.dram.io_buffers);
   const uint64_t room = (budget_given ? std::min(slack, available_memory_bytes()) : available_memory_bytes() / 2) +
                         2 * n * sizeof(Id);
@@ -92,12 +94,12 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   auto take = [&](int slots, bool lend) {
     plan.slots = slots;
     plan.lend_cache = lend && slots > 0;
-    plan.dram = slots > 0 ? V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots) : 0;
-    plan.disk = V::spill_bytes(n, slots);
+    plan.dram = slots > 0 ? V::rows_bytes(held, slots) + V::buffer_bytes(n, entries, slots) : 0;
+    plan.disk = V::spill_bytes(held, slots);
   };
   if (requested > 0) {
     const int slots = std::min({requested, roots, V::kMaxSlots});
-    const uint64_t need = V::rows_bytes(n, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(n, slots);
+    const uint64_t need = V::rows_bytes(held, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(held, slots);
     if (need > lent)
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its batch; the "
                               "budget's slack, the idle parent arrays and the edge cache give {} (lower it)",
@@ -112,19 +114,19 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
     take(slots, need > room);
     return plan;
   }
-  const int kept = csr_pass_slots<V>(n, entries, room, disk, roots),
-            with_cache = csr_pass_slots<V>(n, entries, lent, disk, roots);
+  const int kept = csr_pass_slots<V>(n, held, entries, room, disk, roots),
+            with_cache = csr_pass_slots<V>(n, held, entries, lent, disk, roots);
   auto passes = [&](int slots) { return slots > 0 ? (roots + slots - 1) / slots : INT32_MAX; };
   const bool lend = kept == 0 || (with_cache > 0 && 1.5 * passes(with_cache) - 0.5 < double(passes(kept)));
   take(lend ? with_cache : kept, lend);
   if (plan.slots == 0)
     plan.why_not = unwritable ? errno_message(fmt::format("scratch space in {}, which cannot be written",
                                                           pg.report.csr_dir), unwritable)
-                   : V::spill_bytes(n, 1) > disk
-                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, 1))),
+                   : V::spill_bytes(held, 1) > disk
+                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(held, 1))),
                                      pg.report.csr_dir, human_bytes(double(disk)))
                        : fmt::format("{} of DRAM for one search's batch, {} with the edge cache lent",
-                                     human_bytes(double(V::rows_bytes(n, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
+                                     human_bytes(double(V::rows_bytes(held, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
   return plan;
 }
 

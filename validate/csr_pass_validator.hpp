@@ -1,8 +1,9 @@
 // Graph500 validation of out-of-core and DAX searches against kernel 1's on-disk CSR, one sequential pass over
 // it per batch of searches (the reference's -DREUSE_CSR_FOR_VALIDATION, for graphs larger than DRAM). As each
-// search ends, its result goes to a scratch file (storage/spill_file.hpp): its internal parent array and its
-// levels, a byte a vertex. A pass loads the batch's levels vertex-major (a vertex's row: a byte per search)
-// and reads the CSR once, in order, with the batch's parents of the vertices it is at:
+// search ends, its result goes to a scratch file (storage/spill_file.hpp): its internal parents and its levels,
+// a byte a vertex, of the vertices with a list (ids by degree put the others last: over half the vertices from
+// SCALE 26, checked when the search is added). A pass loads the batch's levels vertex-major (a vertex's row: a
+// byte per search) and reads the CSR once, in order, with the batch's parents of the vertices it is at:
 //   rule 1       levels from the parent tree, when the search is added (the tuple validator's walk, on the
 //                internal parents: ids by degree put the parents' levels in cache), which must be the output's
 //                translated (kernel 1's labels a permutation, checked once): so the output's tree is checked
@@ -65,8 +66,15 @@ class CsrPassValidator {
   static constexpr uint8_t kUnreached = 255;
   static constexpr int kNibbleMaxLevel = 14;  // levels a nibble holds; 15 is unreached
 
-  // Scratch disk for `slots` searches: internal parents and byte levels of every vertex.
-  static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * slot_bytes(n); }
+  // The vertices a pass holds anything of: those up to the last with a list (ids by degree: the tail has none,
+  // over half the vertices from SCALE 26). A tail vertex can only be unreached or the root, which add() checks.
+  static uint64_t pass_vertices(const Csr<Id>& g) {
+    uint64_t listed = g.n;
+    while (listed > 0 && g.degree(listed - 1) == 0) --listed;
+    return listed;
+  }
+  // Scratch disk for `slots` searches: internal parents and byte levels of the `listed` vertices with a list.
+  static uint64_t spill_bytes(uint64_t listed, int slots) { return uint64_t(slots) * slot_bytes(listed); }
   // DRAM besides the rows: the spill's parts, and during a pass the level load's two chunks a search or
   // the steps' adjacency, the parents' windows and a found word a vertex, whichever is larger.
   static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
@@ -83,8 +91,8 @@ class CsrPassValidator {
     while (unit < kUnitBytes && unit * 256 < entries * sizeof(Id)) unit *= 2;
     return unit;
   }
-  // The rows: a nibble a vertex a search (or a byte for half the searches), and a vector's load of padding.
-  static uint64_t rows_bytes(uint64_t n, int slots) { return n * ((uint64_t(slots) + 1) / 2) + 64; }
+  // The rows: a nibble a listed vertex a search (or a byte for half the searches), and a vector's load of padding.
+  static uint64_t rows_bytes(uint64_t listed, int slots) { return listed * ((uint64_t(slots) + 1) / 2) + 64; }
 
   // The scratch file goes in scratch_dir. unit_bytes (a multiple of 4 KiB dividing 4 MiB; 0: unit_for): small
   // in tests, so that lists cross the steps' edges.
@@ -98,14 +106,13 @@ class CsrPassValidator {
       : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)), nibble_max_level_(nibble_max_level),
         unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
         chunk_(chunk_for(g.n)), window_(window_vertices ? window_vertices : window_for(g.n, g.directed_edges())),
-        spill_(scratch_dir, spill_bytes(g.n, slots_), "validation"),
+        listed_(pass_vertices(g)), spill_(scratch_dir, spill_bytes(listed_, slots_), "validation"),
         buffer_(std::max(chunk_, WriteBehind::kParts * window_) * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
     if (window_ * sizeof(Id) % kDirectAlign != 0 || window_ * sizeof(Id) < unit_bytes_ || window_ * sizeof(Id) > kWindowBytes)
       throw Error("internal error: a parents window must be a multiple of 4 KiB holding a step's entries");
     check_labels(scratch);
-    while (listed_ > 0 && g_.degree(listed_ - 1) == 0) --listed_;
   }
 
   int slots() const { return slots_; }
@@ -145,14 +152,14 @@ class CsrPassValidator {
     return std::clamp(align_up(n * sizeof(Id) / 16), unit, std::max(kWindowBytes, unit)) / sizeof(Id);
   }
   static uint64_t ring_for(uint64_t n, uint64_t window) { return std::min<uint64_t>(kWindows, (n + window - 1) / window); }
-  // A search's scratch: its parents, whole windows of any size up to kWindowBytes, and its levels.
-  static uint64_t slot_bytes(uint64_t n) { return align_up(n * sizeof(Id)) + kWindowBytes + align_up(n); }
+  // A search's scratch: its listed vertices' parents, whole windows of any size up to kWindowBytes, and their levels.
+  static uint64_t slot_bytes(uint64_t listed) { return align_up(listed * sizeof(Id)) + kWindowBytes + align_up(listed); }
   // The scratch file: the parents window by window (a window's searches side by side), then each search's levels.
   uint64_t parents_at(int s, uint64_t window) const {
     return (window * uint64_t(slots_) + uint64_t(s)) * window_ * sizeof(Id);
   }
   uint64_t levels_at(int s) const {
-    return uint64_t(slots_) * (align_up(g_.n * sizeof(Id)) + kWindowBytes) + uint64_t(s) * align_up(g_.n);
+    return uint64_t(slots_) * (align_up(listed_ * sizeof(Id)) + kWindowBytes) + uint64_t(s) * align_up(listed_);
   }
   std::vector<Unit> units() const;
   void read_unit(const Unit& u, AlignedBuffer& adj) const;
@@ -184,7 +191,7 @@ class CsrPassValidator {
   uint64_t unit_bytes_;
   uint64_t chunk_;        // vertices a spill write or level load
   uint64_t window_;       // vertices a parents window
-  uint64_t listed_ = g_.n;  // vertices [0, listed_) hold every list: the pass needs no parents beyond (ids by degree)
+  uint64_t listed_;       // vertices [0, listed_) hold every list: the pass needs nothing of those beyond (ids by degree)
   SpillFile spill_;
   AlignedBuffer buffer_;  // spilling: WriteBehind's parts, one filled while the others are written
   std::vector<SearchToCheck<Id>> search_;
@@ -349,11 +356,17 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     verdict = {false, 7, differ, 0};
     return Added::kChecked;
   }
+  // Rule 5 for the tail now (no list, so no parent: unreached or the root), so that neither the spill nor the
+  // pass holds anything of it; noted, not judged, so that a lower rule the pass finds still takes precedence.
+  uint64_t orphan = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : orphan)
+  for (uint64_t v = listed_; v < n; ++v)
+    if (level[v] >= 0 && v != uint64_t(internal_root)) orphan = std::min(orphan, v);
   int32_t deepest = 0;
   {
     WriteBehind behind(spill_, buffer_);
-    for (uint64_t a = 0, h = 0; a < n && deepest < int32_t(kUnreached); a += chunk_, h = (h + 1) % WriteBehind::kParts) {
-      const uint64_t m = std::min(chunk_, n - a);
+    for (uint64_t a = 0, h = 0; a < listed_ && deepest < int32_t(kUnreached); a += chunk_, h = (h + 1) % WriteBehind::kParts) {
+      const uint64_t m = std::min(chunk_, listed_ - a);
       uint8_t* bytes = reinterpret_cast<uint8_t*>(behind.fill(h));
 #pragma omp parallel for schedule(static) reduction(max : deepest)
       for (uint64_t i = 0; i < m; ++i) {
@@ -381,17 +394,19 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   }
   search_.push_back(s);
   verdict_.push_back(Verdict{});
+  if (orphan != UINT64_MAX)
+    note_failure(verdict_.back(), 5, bfs_rules::parent_without_edge(label(orphan), label(internal_parent[orphan])));
   max_level_ = std::max(max_level_, int(deepest));
   return Added::kAdded;
 }
 
 // The group's levels, search by search from the scratch file (the next chunk read while this one is used),
-// transposed into vertex-major rows: nibbles (two searches a byte, the even one low) or bytes; a vector's load of
-// padding, unreached. As they go by: nedge (twice: the reached vertices' raw degrees) and rule 5 for the
-// vertices without a list (ids by degree: the tail), which can have no parent.
+// transposed into vertex-major rows of the listed vertices: nibbles (two searches a byte, the even one low) or
+// bytes; a vector's load of padding, unreached. As they go by: nedge (twice: the reached vertices' raw degrees)
+// and rule 5 for a listed vertex without a list, which can have no parent.
 template <class Id>
 void CsrPassValidator<Id>::load_rows(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge) {
-  const uint64_t n = g_.n;
+  const uint64_t n = listed_;  // the tail is never reached (add checked it) and adds nothing to nedge
   first_ = first, count_ = count, nibble_ = nibble;
   stride_ = nibble ? (uint64_t(count) + 1) / 2 : uint64_t(count);
   rows_ = NumaArray<uint8_t>(n * stride_ + 64);

@@ -268,6 +268,7 @@ class SsspStoredBatch {
  public:
   static constexpr int kMaxSlots = 64;
   static constexpr uint64_t kChunk = uint64_t(1) << 18;  // words a spill write
+  static uint64_t pass_vertices(const Csr<Id>& g) { return g.n; }  // every vertex's word
   static uint64_t rows_bytes(uint64_t n, int slots) { return uint64_t(slots) * n * (sizeof(uint64_t) + 1); }
   // Besides the rows: the spill's write buffer (the pass's 4 MiB block a thread is what checking one search
   // alone takes too).
