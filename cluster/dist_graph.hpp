@@ -253,33 +253,22 @@ std::vector<Id> internal_roots(const DistGraph<Id>& g, const std::vector<uint64_
 
 using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
 
-// Kernel 1's first half across the ranks (collective), in O(N/P) a rank: each vertex's degree counted by the
-// owner of its label's block (the shares' endpoints sent there); the degree order, highest first and ties by
-// input label as one process orders them, from a histogram of degrees summed over the ranks (each block's
-// place within a degree class: the lower blocks' counts); each vertex dealt to its owner with its label and
-// raw degree. label gets this rank's block of the label map (for scatter_tuples). Runs also when a rank's
-// rows are reused from storage.
+// CountDegrees across the ranks (collective): every non-self-loop tuple's endpoints sent to their label blocks'
+// owners; returns the degrees of this rank's block.
 template <class Id, class Source>
-DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
-                             const DistProgress& progress = {}) {
-  DistGraph<Id> g;
-  const uint64_t n = share.source.spec().vertex_count();
-  const int me = comm.rank(), ranks = comm.size();
-  g.n = n;
-  label.blocks = LabelBlocks(n, ranks);
-  const uint64_t a = label.blocks.begin(me), b = label.blocks.end(me);
-  label.first = a;
-  // CountDegrees: every non-self-loop tuple's endpoints to their blocks' owners.
+std::vector<uint32_t> count_block_degrees(const TupleShare<Source>& share, const Comm& comm, const LabelBlocks& blocks,
+                                          const DistProgress& progress) {
+  const uint64_t a = blocks.begin(comm.rank()), b = blocks.end(comm.rank());
   std::vector<uint32_t> degree(b - a, 0);
-  RankBuffers<Id> ends(omp_get_max_threads(), ranks);
+  RankBuffers<Id> ends(omp_get_max_threads(), comm.size());
   uint64_t round = 0;
   share.for_each_round([&](std::span<const Edge> edges) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (e.u == e.v) continue;
-      ends.mine(label.blocks.owner(e.u)).push_back(Id(e.u));
-      ends.mine(label.blocks.owner(e.v)).push_back(Id(e.v));
+      ends.mine(blocks.owner(e.u)).push_back(Id(e.u));
+      ends.mine(blocks.owner(e.v)).push_back(Id(e.v));
     }
     const std::vector<Id> got = ends.exchange(comm);
 #pragma omp parallel for schedule(static)
@@ -287,9 +276,15 @@ DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, 
       std::atomic_ref<uint32_t>(degree[got[i] - a]).fetch_add(1, std::memory_order_relaxed);
     if (progress) progress("count", ++round, 2 * share.rounds);
   });
+  return degree;
+}
 
-  // RenumberByDegree: a stable counting sort across the ranks. Degree d's class starts after every higher
-  // degree's; within it, the lower blocks' vertices come first, then this block's in label order.
+// RenumberByDegree (collective): a stable counting sort across the ranks. Degree d's class starts after every
+// higher degree's; within it, the lower blocks' vertices come first, then this block's in label order. label.rank
+// gets this block's degree ranks; g.has_edge every block's bits (the roots' rule).
+template <class Id>
+void renumber_by_degree(const std::vector<uint32_t>& degree, const Comm& comm, LabelMap<Id>& label, DistGraph<Id>& g) {
+  const uint64_t a = label.first;
   uint32_t local_max = 0;
   for (uint32_t d : degree) local_max = std::max(local_max, d);
   const uint64_t max_degree = comm.max(uint64_t(local_max));
@@ -303,31 +298,35 @@ DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, 
     before[d] += at;  // the next degree rank of this block's class-d vertices
     at += total[d];
   }
-  std::vector<uint64_t>().swap(total);
-  label.rank.resize(b - a);
-  g.has_edge.assign((n + 63) / 64, 0);
-  for (uint64_t v = a; v < b; ++v) {
+  label.rank.resize(degree.size());
+  g.has_edge.assign((g.n + 63) / 64, 0);
+  for (uint64_t v = a; v < a + degree.size(); ++v) {
     label.rank[v - a] = Id(before[degree[v - a]]++);
     if (degree[v - a] > 0) g.has_edge[v >> 6] |= uint64_t(1) << (v & 63);
   }
-  std::vector<uint64_t> first_word(ranks), word_count(ranks);
-  for (int r = 0; r < ranks; ++r) {
-    first_word[r] = label.blocks.begin(r) / 64;
-    word_count[r] = (label.blocks.end(r) - label.blocks.begin(r) + 63) / 64;
+  std::vector<uint64_t> first_word(size_t(comm.size())), word_count(size_t(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) {
+    first_word[size_t(r)] = label.blocks.begin(r) / 64;
+    word_count[size_t(r)] = (label.blocks.end(r) - label.blocks.begin(r) + 63) / 64;
   }
   comm.allgather_words(g.has_edge.data(), first_word, word_count);
+}
 
-  // The deal: each vertex, with its label and raw degree, to the rank that owns its distributed id.
-  g.part = VertexDeal(n, ranks);
-  g.lo = g.part.begin(me);
-  g.hi = g.part.end(me);
+// The deal (collective): each vertex of this block, with its label and raw degree, to the rank that owns its
+// distributed id; g gets its own vertices' labels and raw degrees. degree is freed before the exchange.
+template <class Id>
+void deal_vertices(std::vector<uint32_t>&& degree, const Comm& comm, const LabelMap<Id>& label, DistGraph<Id>& g) {
+  g.part = VertexDeal(g.n, comm.size());
+  g.lo = g.part.begin(comm.rank());
+  g.hi = g.part.end(comm.rank());
   struct Dealt {
     Id id, label;
     uint32_t degree;
   };
-  RankBuffers<Dealt> deal(omp_get_max_threads(), ranks);
+  RankBuffers<Dealt> deal(omp_get_max_threads(), comm.size());
+  const uint64_t a = label.first;
 #pragma omp parallel for schedule(static)
-  for (uint64_t v = a; v < b; ++v) {
+  for (uint64_t v = a; v < a + degree.size(); ++v) {
     const uint64_t id = g.part.id(label.rank[v - a]);
     deal.mine(g.part.owner(id)).push_back({Id(id), Id(v), degree[v - a]});
   }
@@ -341,6 +340,23 @@ DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, 
     g.rows.to_input[got[i].id - g.lo] = got[i].label;
     g.raw_degree[got[i].id - g.lo] = got[i].degree;
   }
+}
+
+// Kernel 1's first half across the ranks (collective), in O(N/P) a rank: each vertex's degree counted by the
+// owner of its label's block; the degree order, highest first and ties by input label as one process orders
+// them, from a histogram of degrees summed over the ranks; each vertex dealt to its owner with its label and
+// raw degree. label gets this rank's block of the label map (for scatter_tuples). Runs also when a rank's
+// rows are reused from storage.
+template <class Id, class Source>
+DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
+                             const DistProgress& progress = {}) {
+  DistGraph<Id> g;
+  g.n = share.source.spec().vertex_count();
+  label.blocks = LabelBlocks(g.n, comm.size());
+  label.first = label.blocks.begin(comm.rank());
+  std::vector<uint32_t> degree = count_block_degrees<Id>(share, comm, label.blocks, progress);
+  renumber_by_degree(degree, comm, label, g);
+  deal_vertices(std::move(degree), comm, label, g);
   return g;
 }
 
