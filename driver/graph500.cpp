@@ -233,6 +233,20 @@ void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool ag
                             spec.scale, human_bytes(double(need)), human_bytes(double(have))));
 }
 
+// A tiered run's --validate-batch against the tuples (asked for, or chosen by auto since a batch is asked for)
+// refused before any work where its packed batch cannot fit even now, before the graph takes any memory: it
+// was refused only after kernels 0 and 1 (12 minutes at SCALE 28).
+template <class Id>
+void check_tiered_batch(const RunConfig& cfg, const KroneckerSpec& spec, ValidationMethod method) {
+  const int slots = std::min(cfg.validate_batch, cfg.roots);
+  if (!cfg.validate || slots <= 1 || !cfg.kernels.bfs || method == ValidationMethod::kCsr) return;
+  const uint64_t need = validation_batch_bytes(spec.vertex_count(), sizeof(Id), slots), have = available_memory_bytes();
+  if (need > have)
+    throw Error(fmt::format("--validate-batch {} needs {} for its packed batch against the tuples; {} available "
+                            "(lower it, or add --validate-against csr to check it against the on-disk CSR)",
+                            slots, human_bytes(double(need)), human_bytes(double(have))));
+}
+
 // Kernel 0: every tuple produced once -- read and checked block by block from a stored graph, or generated from
 // the spec. Its tuples are not kept (kernel 1 reads or regenerates them as it needs them), but kernel 1's degree
 // count, when a build follows, is made on them as they go by (`counted`), so that kernel 1 needs no pass of its
@@ -325,6 +339,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, double busy_at_
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
     if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.sssp);
+    else check_tiered_batch<Id>(cfg, dir.spec(), r.validation.method);
     run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
     return r;
   }

@@ -84,6 +84,12 @@ assert a['validated'] and a['validate_batch'] == 4 and a['validation_tuple_passe
 assert a['validation_batch_bytes'] > 0 and a['tuple_file_bytes'] == 0 and a['csr_disk_bytes'] > 0"
 expect_error "a planted cycle in a packed batch" "validation failed for search 5" "$strata" run --graph "$tmp/s12" \
   --roots 6 --placement out-of-core --dram-budget 40M --validate-batch 4 --debug-corrupt-search 5
+# A packed batch that cannot fit is refused before kernel 0, not after kernel 1 (SCALE 30's header alone: 392
+# GiB for 64 searches; no CSR is started).
+"$strata" generate --scale 30 --out "$tmp/s30" --no-tuples 2>/dev/null
+expect_error "a tiered --validate-batch that cannot fit, before any work" "--validate-batch 64 needs" timeout 20 \
+  "$strata" run --graph "$tmp/s30" --placement out-of-core --validate-batch 64
+expect "nothing was built for it" bash -c "! ls -d '$tmp/s30'/csr-* 2>/dev/null"
 
 # Validation against the on-disk CSR (issue 11): spilled batches, one sequential pass each, the edge cache lent
 # to the pass and reloaded (a budget the cache fills); answers equal in-core; a planted cycle caught; a scratch
