@@ -238,13 +238,8 @@ void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool ag
 // was refused only after kernels 0 and 1 (12 minutes at SCALE 28).
 template <class Id>
 void check_tiered_batch(const RunConfig& cfg, const KroneckerSpec& spec, ValidationMethod method) {
-  const int slots = std::min(cfg.validate_batch, cfg.roots);
-  if (!cfg.validate || slots <= 1 || !cfg.kernels.bfs || method == ValidationMethod::kCsr) return;
-  const uint64_t need = validation_batch_bytes(spec.vertex_count(), sizeof(Id), slots), have = available_memory_bytes();
-  if (need > have)
-    throw Error(fmt::format("--validate-batch {} needs {} for its packed batch against the tuples; {} available "
-                            "(lower it, or add --validate-against csr to check it against the on-disk CSR)",
-                            slots, human_bytes(double(need)), human_bytes(double(have))));
+  if (cfg.validate && cfg.kernels.bfs && method != ValidationMethod::kCsr)
+    check_packed_batch<Id>(spec.vertex_count(), std::min(cfg.validate_batch, cfg.roots));
 }
 
 // Kernel 0: every tuple produced once -- read and checked block by block from a stored graph, or generated from

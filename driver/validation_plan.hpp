@@ -25,6 +25,17 @@
 
 namespace strata {
 
+// A tiered run's --validate-batch against the tuples refused where its packed batch cannot fit in what is
+// available now: before kernel 0 (driver/graph500.cpp) and again once the graph is loaded.
+template <class Id>
+void check_packed_batch(uint64_t n, int slots) {
+  const uint64_t need = slots > 1 ? BatchValidator<Id>::batch_bytes(n, slots) : 0, have = available_memory_bytes();
+  if (need > have)
+    throw Error(fmt::format("--validate-batch {} needs {} for its packed batch against the tuples; {} available "
+                            "(lower it, or add --validate-against csr to check it against the on-disk CSR)",
+                            slots, human_bytes(double(need)), human_bytes(double(have))));
+}
+
 // How many searches one pass over the tuples checks (a packed batch; 1: each in place, adding only a bitmap).
 // In-core, validation uses what kernel 1's peak already proved available -- the pre-dedup adjacency that
 // deduplication gave back -- so a run's peak is its construction's. Tiered, it uses the budget's slack (what
@@ -35,10 +46,7 @@ int validation_batch(const PlacedGraph<Id>& pg, int requested, int roots, bool b
   const Csr<Id>& g = pg.g;
   if (requested > 0) {
     const int slots = std::min(requested, roots);
-    const uint64_t need = slots > 1 ? BatchValidator<Id>::batch_bytes(g.n, slots) : 0, have = available_memory_bytes();
-    if (pg.report.tier->on_storage && need > have)  // in-core runs were checked before kernel 1
-      throw Error(fmt::format("--validate-batch {} needs {} for its packed batch; {} available (lower it)", slots,
-                              human_bytes(double(need)), human_bytes(double(have))));
+    if (pg.report.tier->on_storage) check_packed_batch<Id>(g.n, slots);  // in-core runs were checked before kernel 1
     return slots;
   }
   if (pg.report.tier->on_storage) {
