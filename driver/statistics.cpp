@@ -1,6 +1,7 @@
 #include "driver/statistics.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,7 +69,7 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
 }
 
 double busy_cpus(double seconds) {
-  // /proc/stat's first line: user nice system idle iowait irq softirq steal ... (jiffies over all CPUs).
+  // /proc/stat's first line: user nice system idle iowait irq softirq steal ... (clock ticks over all CPUs).
   auto sample = [](uint64_t& busy, uint64_t& total) {
     std::FILE* f = std::fopen("/proc/stat", "r");
     if (!f) return false;
@@ -81,12 +82,21 @@ double busy_cpus(double seconds) {
     busy = total - v[3] - v[4];
     return ok;
   };
+  // This process's own CPU time (all its threads), in clock ticks: it runs while the sample is taken.
+  auto own_ticks = [] {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    const double s = double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    return s * double(::sysconf(_SC_CLK_TCK));
+  };
   uint64_t b0, t0, b1, t1;
+  const double own0 = own_ticks();
   if (!sample(b0, t0)) return -1;
   ::usleep(useconds_t(seconds * 1e6));
   if (!sample(b1, t1) || t1 <= t0) return -1;
+  const double others = std::max(0.0, double(b1 - b0) - (own_ticks() - own0));
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return double(b1 - b0) / double(t1 - t0) * double(cpus > 0 ? cpus : 1);
+  return others / double(t1 - t0) * double(cpus > 0 ? cpus : 1);
 }
 
 std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,

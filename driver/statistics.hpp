@@ -19,8 +19,9 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
                                                                 double construction, const TimedKernels& timed,
                                                                 int processes = 1);
 
-// CPUs that other processes keep busy now: /proc/stat sampled over `seconds` while this process sleeps
-// (negative if unknown). Unlike the load average, it does not remember a build that just finished.
+// CPUs that other processes keep busy now: /proc/stat sampled over `seconds`, less this process's own CPU
+// time, so that it can be sampled beside the work (negative if unknown). Unlike the load average, it does not
+// remember a build that just finished.
 double busy_cpus(double seconds = 0.1);
 
 // Signs that a run's timings were disturbed, each a sentence (none: an empty list); they change no

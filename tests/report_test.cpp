@@ -2,6 +2,7 @@
 // flagged, quiet ones are not; a busy CPU is seen) and the summary line.
 #include <gtest/gtest.h>
 #include <atomic>
+#include <thread>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +50,21 @@ TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   EXPECT_GT(during, 0.6) << "a spinning process keeps a CPU busy";
+}
+
+// This process's own threads are not "other processes": the run samples beside its own work.
+TEST(MeasurementWarnings, BusyCpusLeavesOutThisProcess) {
+  const double before = busy_cpus(0.2);
+  if (before < 0 || before > 0.3) GTEST_SKIP() << "the machine is busy (" << before << " CPUs): nothing to compare";
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  const double during = busy_cpus(0.3);
+  stop = true;
+  spinner.join();
+  EXPECT_LT(during, 0.4) << "this process's own spinning thread was counted";
 }
 
 TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
