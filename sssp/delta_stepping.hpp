@@ -164,6 +164,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  private:
   static constexpr uint64_t kUnreached = distance_word::kUnreached<Id>;
+  static constexpr size_t kChunk = 64;  // vertices a thread takes at a time in a round
   static uint64_t pack(float d, Id parent) { return distance_word::pack(d, parent); }
   static float dist_of(uint64_t s) { return distance_word::dist_of(s); }
   static Id parent_of(uint64_t s) { return distance_word::parent_of<Id>(s); }
@@ -219,11 +220,13 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // bucket.
   void relax_all(const std::vector<Id>& from, SsspStats& stats, bool light) {
     uint64_t improved = 0;
-#pragma omp parallel reduction(+ : improved)
+    // Below two chunks one thread does the work anyway, and waking the others costs more than it (most of a
+    // search's rounds are this small: the light rounds near its end).
+#pragma omp parallel reduction(+ : improved) if (from.size() >= 2 * kChunk)
     {
       const size_t t = size_t(omp_get_thread_num());
       std::vector<std::vector<Id>>& bins = bins_[t];
-#pragma omp for schedule(dynamic, 64) nowait
+#pragma omp for schedule(dynamic, kChunk) nowait
       for (size_t i = 0; i < from.size(); ++i) {
         const Id u = from[i], parent = remote_.name(u);
         const float du = distance(u);
