@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 need_mpi
 source "$(dirname "$0")/mpi_lib.sh"
 
-"$strata" generate --scale 17 --out "$tmp/g" 2>/dev/null
+"$strata" generate --scale 15 --out "$tmp/g" 2>/dev/null
 "$strata" run --graph "$tmp/g" --roots 4 --json "$tmp/one-g.json" >/dev/null 2>&1
 
 # Out-of-core: each rank's rows in its own directory (under --rank-dir), a budget a rank, tails read with
