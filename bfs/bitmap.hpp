@@ -38,6 +38,8 @@ class Bitmap {
   }
   void prefer_node(uint64_t first_word, uint64_t last_word, int node) { words_.prefer_node(first_word, last_word, node); }
   void swap(Bitmap& other) { std::swap(words_, other.words_); }
+  // Its pages back to the OS (read as zeros when touched again).
+  void release() { words_.release(0, words_.size()); }
 
  private:
   NumaArray<uint64_t> words_;

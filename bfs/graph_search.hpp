@@ -63,8 +63,8 @@ class GraphSearch {
   // The last search's parents by internal id (kNoVertex: unreached), until the next search or until
   // idle_memory() is written: it is the same array.
   virtual const Id* internal_parents() const = 0;
-  // Gives the internal parent array's pages back to the OS until the next search touches them again (e.g. so
-  // that a validation pass can use the DRAM).
+  // Gives the internal parent array's and the frontiers' pages back to the OS until the next search touches them
+  // again (e.g. so that a validation pass or kernel 3 can use the DRAM).
   virtual void release_idle_memory() = 0;
   virtual uint64_t state_bytes() const = 0;      // DRAM of the search's own O(N) arrays (parents, bitmaps)
   virtual uint64_t io_buffer_bytes() const = 0;  // DRAM taken by I/O buffers (out-of-core)

@@ -126,7 +126,11 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
   const Id* internal_parents() const override { return parent_.data(); }
-  void release_idle_memory() override { parent_.release(0, parent_.size()); }
+  void release_idle_memory() override {
+    parent_.release(0, parent_.size());
+    front_.release();
+    next_.release();
+  }
 
   uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;

@@ -183,10 +183,10 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
   if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
   // On storage, what is allocated: graph metadata, cache index, and the larger kernel's search and output (kernel
-  // 2's pages are given back before kernel 3's are touched); kernel 3's output is distances and parents, and
-  // validation's confirmed byte a vertex.
+  // 2's pages are given back before kernel 3's are touched); kernel 3's result is its state, and beside it
+  // the distances by label (then validation's levels) and validation's confirmed bits.
   const uint64_t kernel2 = bfs ? bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits : 0;
-  const uint64_t kernel3 = sssp ? sssp->state_bytes() + pg.g.n * (4 + sizeof(Id) + 1) : 0;
+  const uint64_t kernel3 = sssp ? sssp->state_bytes() + pg.g.n * 4 + (pg.g.n + 63) / 64 * 8 : 0;
   if (pg.report.tier->on_storage) r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + std::max(kernel2, kernel3);
   r.io_buffer_bytes = std::max(bfs ? bfs->io_buffer_bytes() : 0, sssp ? sssp->io_buffer_bytes() : 0);
   r.registered_buffers = bfs && bfs->registered_buffers();
@@ -194,7 +194,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
   r.dram_bytes = pg.dram.graph + (bfs ? search_state_bytes(pg.g.n, sizeof(Id), 1) : 0) + r.io_buffer_bytes +
                  r.dram.validation_batch - lent;
-  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n, sizeof(Id)) + (pg.report.tier->on_storage ? pg.g.n : 0);
+  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n, sizeof(Id));
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }

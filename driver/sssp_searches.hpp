@@ -1,8 +1,9 @@
 // Kernel 3 in the Graph500 loop: delta-stepping from each root (sssp/delta_stepping.hpp) over the tier's
-// weighted source, timed alone by time_searches like kernel 2; each result summed up in the numbers SSSP.md's
-// vectors give (DistanceFacts: anyone can compare the bits with the reference's) and validated at once against
-// kernel 1's weighted CSR (validate/sssp_validator.hpp, rules R1-R8) -- in DRAM in-core; on storage a batch of
-// searches a pass over its files -- the search's idle state lent to the check.
+// weighted source, timed alone by time_searches like kernel 2; each result (the search's words by internal id,
+// read through the graph's labels) summed up in the numbers SSSP.md's vectors give (DistanceFacts: anyone can
+// compare the bits with the reference's) and validated at once against kernel 1's weighted CSR
+// (validate/sssp_validator.hpp, rules R1-R8) -- in DRAM in-core; on storage a batch of searches a pass over its
+// files.
 #pragma once
 #include <memory>
 #include <optional>
@@ -23,10 +24,15 @@
 
 namespace strata {
 
-// The facts of one result, by input label: a sequential pass, so the sum's rounding is the reference's order.
-inline DistanceFacts distance_facts(const float* dist, uint64_t n) {
+// The facts of one result, by input label: its words' distances laid out by label in `by_label` (-1.0f
+// unreached), then summed in one sequential pass, so the sum's rounding is the reference's order.
+template <class Id>
+DistanceFacts distance_facts(const Csr<Id>& g, std::span<const uint64_t> words, float* by_label) {
+#pragma omp parallel for schedule(static)
+  for (uint64_t i = 0; i < g.n; ++i)
+    by_label[g.to_input[i]] = words[i] == distance_word::kUnreached<Id> ? -1.0f : distance_word::dist_of(words[i]);
   DistanceFacts f;
-  f.add(dist, n);
+  f.add(by_label, g.n);
   return f;
 }
 
@@ -46,7 +52,7 @@ struct SsspStoredValidation {
   SsspStoredValidation(PlacedGraph<Id>& g, RunResult& r, const RunHooks& h, const CsrPassPlan& plan)
       : pg(g), result(r), hooks(h), batch(g.g, g.kernel3_files(), g.report.csr_dir, plan.slots), lend_cache(plan.lend_cache) {}
 
-  void add(size_t index, const SsspToCheck<Id>& s, std::span<int32_t> scratch, bool more) {
+  void add(size_t index, const SsspWords<Id>& s, std::span<int32_t> scratch, bool more) {
     const double t0 = now();
     Verdict v;
     if (!batch.add(s, scratch, v)) {
@@ -74,33 +80,35 @@ struct SsspKernel {
   ShortestPaths<Id>& sssp;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
-  NumaArray<float>& dist;  // the search's output, in input labels
-  NumaArray<Id>& parent;
+  NumaArray<float>& by_label;  // n floats: the facts' distances by input label, then the validator's levels
   std::optional<SsspStoredValidation<Id>>& stored;  // on storage, batched; else each at once
   SsspStats stats{};
 
-  void search(size_t i) { stats = sssp.search(internal[i], dist.data(), parent.data()); }
+  void search(size_t i) { stats = sssp.search(internal[i]); }
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
     if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
-    result.sssp_facts.push_back(distance_facts(dist.data(), pg.g.n));
+    result.sssp_facts.push_back(distance_facts(pg.g, sssp.words(), by_label.data()));
     result.sssp_stats.push_back(stats);
     if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, result.sssp_searches[i].time);
     if (!cfg.validate) return;
-    const SsspToCheck<Id> check{roots[i], dist.data(), parent.data(), result.sssp_searches[i].nedge};
-    if (stored) return stored->add(i, check, sssp.idle_memory(), more);
+    const SsspWords<Id> check{roots[i], sssp.words().data(), result.sssp_searches[i].nedge};
+    const std::span<int32_t> level{reinterpret_cast<int32_t*>(by_label.data()), by_label.size()};
+    if (stored) return stored->add(i, check, level, more);
     const double v0 = now();
     if (pg.report.tier->on_storage) ++result.validation.sssp_passes;
-    const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, pg.kernel3_files(), check, sssp.idle_memory())
-                                                 : check_sssp<Id>(pg.g, pg.weights.data(), check, sssp.idle_memory());
+    const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, pg.kernel3_files(), check, level)
+                                                 : check_sssp<Id>(pg.g, pg.weights.data(), check, level);
     result.record_sssp_verdict(i, v, now() - v0);
   }
-  // A planted error, after timing (--debug-corrupt-sssp): a reached vertex other than the root a little
-  // farther than its parent makes it; rule R5/R6 must refuse it.
+  // A planted error, after timing (--debug-corrupt-sssp): the first reached vertex other than the root (by
+  // internal id) a little farther than its parent makes it; rule R5/R6 must refuse it.
   void plant_wrong_distance(uint64_t root) {
-    for (uint64_t v = 0; v < pg.g.n; ++v)
-      if (parent[v] != kNoVertex<Id> && v != root) {
-        dist[v] = std::nextafter(dist[v], 2.0f * dist[v] + 1.0f);
+    const std::span<uint64_t> word = sssp.words_to_plant();
+    for (uint64_t i = 0; i < pg.g.n; ++i)
+      if (word[i] != distance_word::kUnreached<Id> && pg.g.to_input[i] != root) {
+        const float d = distance_word::dist_of(word[i]);
+        word[i] = distance_word::pack(std::nextafter(d, 2.0f * d + 1.0f), distance_word::parent_of<Id>(word[i]));
         return;
       }
   }
@@ -123,8 +131,7 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
     throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --debug-id-bytes 8)");
   } else {
     result.sssp_delta = cfg.delta;
-    NumaArray<float> dist(pg.g.n);
-    NumaArray<Id> parent(pg.g.n);
+    NumaArray<float> by_label(pg.g.n);
     std::optional<SsspStoredValidation<Id>> stored;
     if (cfg.validate && pg.report.tier->on_storage) {
       const CsrPassPlan plan = csr_pass_plan<Id, SsspStoredBatch<Id>>(
@@ -133,7 +140,7 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
       result.sssp_validate_batch = std::max(plan.slots, 1);
       result.validation.sssp_lent_cache = plan.slots > 1 && plan.lend_cache;
     }
-    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, dist, parent, stored};
+    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, by_label, stored};
     time_searches(kernel, roots, result.sssp_searches, hooks, "kernel 3");
   }
 }

@@ -42,14 +42,16 @@ template <class Id>
 class ShortestPaths {
  public:
   virtual ~ShortestPaths() = default;
-  // From internal vertex `root`: dist_out[input label] (-1.0f unreached) and parent_out[input label] (the
-  // parent's input label; the root its own; kNoVertex unreached). Resetting and translating are part of it.
-  virtual SsspStats search(Id root, float* dist_out, Id* parent_out) = 0;
+  // From internal vertex `root`, resetting included: the result is left in words(), a word a vertex by internal
+  // id, (distance bits, parent's internal id); unreached: (+inf, kNoVertex). Read through the graph's to_input it
+  // is the answer by input label: a second copy in labels would cost 8 bytes a vertex of kernel 3's peak.
+  virtual SsspStats search(Id root) = 0;
+  virtual std::span<const uint64_t> words() const = 0;
+  // The same words, writable: only for a planted error (--debug-corrupt-sssp).
+  virtual std::span<uint64_t> words_to_plant() = 0;
   // The raw degrees (duplicates counted) of the vertices the last search reached: twice its nedge by the
   // reference's rule, as for BFS (GraphSearch::reached_raw_degree_sum).
   virtual uint64_t reached_raw_degree_sum() const = 0;
-  // The search's state between searches: 2n int32 of room a validator may use (the next search resets it).
-  virtual std::span<int32_t> idle_memory() = 0;
   virtual uint64_t state_bytes() const = 0;     // its O(N) arrays
   virtual uint64_t io_buffer_bytes() const = 0;  // on storage: the tail reads' buffers
 };
@@ -95,12 +97,24 @@ class DeltaStepping final : public ShortestPaths<Id> {
     requires std::is_same_v<Source, InCoreWeights<Id>>
       : DeltaStepping(g, g.weights.data(), delta) {}
 
-  SsspStats search(Id root, float* dist_out, Id* parent_out) override {
+  SsspStats search(Id root) override {
     if constexpr (Relaxations::kRemote) throw Error("internal error: a rank's search names its results by its driver");
     SsspStats stats = levels(root);
-    translate(dist_out, parent_out, stats);
+    uint64_t reached = 0;
+#pragma omp parallel for schedule(static) reduction(+ : reached)
+    for (uint64_t v = 0; v < g_.n; ++v) reached += state_[v] != kUnreached;
+    stats.reached = reached;
     return stats;
   }
+  // The result by input label: dist_out (-1.0f unreached) and parent_out (the parent's input label; the root its
+  // own; kNoVertex unreached), for tests and tools that compare with the reference's arrays.
+  SsspStats search(Id root, float* dist_out, Id* parent_out) {
+    SsspStats stats = search(root);
+    translate(dist_out, parent_out);
+    return stats;
+  }
+  std::span<const uint64_t> words() const override { return state_; }
+  std::span<uint64_t> words_to_plant() override { return state_; }
 
   // The search itself, from `root` (an id of the whole space; collective across ranks), leaving each vertex's
   // (distance, parent) word in state().
@@ -153,7 +167,6 @@ class DeltaStepping final : public ShortestPaths<Id> {
     if constexpr (requires { source_.io_buffer_bytes(); }) return source_.io_buffer_bytes();
     return 0;
   }
-  std::span<int32_t> idle_memory() override { return {reinterpret_cast<int32_t*>(state_.data()), state_.size() * 2}; }
 
   uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;
@@ -322,17 +335,14 @@ class DeltaStepping final : public ShortestPaths<Id> {
     return true;
   }
 
-  void translate(float* dist_out, Id* parent_out, SsspStats& stats) const {
-    uint64_t reached = 0;
-#pragma omp parallel for schedule(static) reduction(+ : reached)
+  void translate(float* dist_out, Id* parent_out) const {
+#pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) {
       const uint64_t s = state_[v];
       const bool r = s != kUnreached;
-      reached += r;
       dist_out[g_.to_input[v]] = r ? dist_of(s) : -1.0f;
       parent_out[g_.to_input[v]] = r ? g_.to_input[parent_of(s)] : kNoVertex<Id>;
     }
-    stats.reached = reached;
   }
 
   const Csr<Id>& g_;

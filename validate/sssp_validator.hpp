@@ -1,5 +1,6 @@
 // Graph500 kernel 3 validation (SSSP.md section 4: the reference 3.0.1's rules, exact, float32) of one
-// search's distances and parents, by input label, against a weighted CSR -- plus a check the reference lacks:
+// search's distances and parents (its words by internal id, named by input label), against a weighted CSR --
+// plus a check the reference lacks:
 //   R1  every parent is unreached (kNoVertex) or a vertex
 //   R2  every distance is -1 (unreached) or >= 0
 //   R3  a vertex has no parent exactly when its distance is -1
@@ -39,7 +40,8 @@
 
 namespace strata {
 
-// A kernel-3 result to check, by input label: dist (-1 unreached) and parent (kNoVertex unreached).
+// A kernel-3 result to check, by input label: dist (-1 unreached) and parent (kNoVertex unreached) -- the form a
+// test or a peer writes; check_sssp turns it into words.
 template <class Id>
 struct SsspToCheck {
   uint64_t root;
@@ -47,6 +49,18 @@ struct SsspToCheck {
   const Id* parent;
   uint64_t nedge;  // the search's count, to be confirmed
 };
+
+// A kernel-3 result as a search leaves it, a word a vertex by internal id: the distance's bits above, the
+// parent's internal id below; unreached: parent kNoVertex and distance +inf (kUnreachedBits). The answer by input
+// label is it read through the graph's to_input, so no second copy is kept: the run's peak is the graph, the
+// words, and the validator's n int32 of levels (SSSP.md asks 17 bytes a tuple).
+template <class Id>
+struct SsspWords {
+  uint64_t root;          // input label
+  const uint64_t* word;   // g.n words
+  uint64_t nedge;         // the search's count, to be confirmed
+};
+inline constexpr uint32_t kUnreachedBits = 0x7f800000u;  // +inf
 
 // Each rule's message, written once for every checker (in DRAM, on storage, across MPI ranks).
 namespace sssp_rules {
@@ -80,14 +94,30 @@ inline std::string no_tree(const std::string& why) { return "the parents form no
 
 namespace sssp_check_detail {
 
+// R5's marks, a bit a (vertex, search), set by whichever thread confirms it: a reached vertex is confirmed about
+// once (its parent's entry), so the shared words see little contention, and a vertex costs a bit, not a byte.
+struct ConfirmedBits {
+  uint64_t* bits;
+  uint64_t first = 0;  // a batch's search j: bits j, j + k, j + 2k, ...
+  static uint64_t words(uint64_t count) { return (count + 63) / 64; }
+  void set(uint64_t i) const {
+    i += first;
+    std::atomic_ref<uint64_t>(bits[i >> 6]).fetch_or(uint64_t(1) << (i & 63), std::memory_order_relaxed);
+  }
+  bool test(uint64_t i) const {
+    i += first;
+    return (std::atomic_ref<uint64_t>(bits[i >> 6]).load(std::memory_order_relaxed) >> (i & 63)) & 1;
+  }
+};
+
 // One result's check in phases, so that a batch can check R5 for several results in one pass over the lists.
-// A result's words: (distance bits, parent label) by internal id, so an entry costs one random word instead of
-// its end's label, parent and distance. The verdict keeps the lowest rule broken.
+// A result's words (SsspWords): an entry costs one random word a end. The verdict keeps the lowest rule broken.
 template <class Id>
 struct ResultCheck {
   static_assert(sizeof(Id) == 4, "a distance and a parent share one 64-bit word: 32-bit ids");
   Verdict verdict;
   std::mutex mutex;
+  uint64_t root = UINT64_MAX;  // the root's internal id, found by vertices()
 
   void fail(int rule, const std::string& what) {
     std::lock_guard lock(mutex);
@@ -95,37 +125,45 @@ struct ResultCheck {
   }
   static float dist_of(uint64_t word) { return std::bit_cast<float>(uint32_t(word >> 32)); }
   static Id parent_of(uint64_t word) { return Id(uint32_t(word)); }
+  static bool unreached_dist(uint64_t word) { return uint32_t(word >> 32) == kUnreachedBits; }
 
-  // R1-R4 on the result by input label.
-  void vertices(uint64_t n, const SsspToCheck<Id>& s) {
-    const float* dist = s.dist;
-    const Id* parent = s.parent;
-    if (!(s.root < n && parent[s.root] == Id(s.root) && dist[s.root] == 0.0f))
-      fail(4, sssp_rules::bad_root(s.root, s.root < n ? std::to_string(uint64_t(parent[s.root])) + " and distance " +
-                                                           sssp_rules::num(dist[s.root])
-                                                     : "none"));
+  // R1-R4 on the words; root: the input label the search was asked from.
+  void vertices(const Csr<Id>& g, const uint64_t* word, uint64_t root_label) {
+    const uint64_t n = g.n;
+    const Id* to_input = g.to_input.data();
+    uint64_t found = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : found)
+    for (uint64_t i = 0; i < n; ++i)
+      if (uint64_t(to_input[i]) == root_label) found = std::min(found, i);
+    root = found;
+    if (root == UINT64_MAX || parent_of(word[root]) != Id(root) || dist_of(word[root]) != 0.0f) {
+      const std::string has = root == UINT64_MAX ? "none"
+                              : parent_of(word[root]) == kNoVertex<Id>
+                                  ? "none and distance -1"
+                                  : label(g, parent_of(word[root])) + " and distance " + sssp_rules::num(dist_of(word[root]));
+      fail(4, sssp_rules::bad_root(root_label, has));
+    }
 #pragma omp parallel for schedule(static)
-    for (uint64_t v = 0; v < n; ++v) {
-      const bool no_parent = parent[v] == kNoVertex<Id>, no_dist = dist[v] == -1.0f;
-      if (!no_parent && uint64_t(parent[v]) >= n) [[unlikely]]
-        fail(1, sssp_rules::parent_out_of_range(v, uint64_t(parent[v])));
-      else if (!no_dist && !(dist[v] >= 0.0f)) [[unlikely]]
-        fail(2, sssp_rules::distance_out_of_range(v, dist[v]));
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t w = word[i];
+      const Id p = parent_of(w);
+      const float d = dist_of(w);
+      const bool no_parent = p == kNoVertex<Id>, no_dist = unreached_dist(w);
+      if (!no_parent && uint64_t(p) >= n) [[unlikely]]
+        fail(1, sssp_rules::parent_out_of_range(to_input[i], uint64_t(p)));
+      else if (!no_dist && !(d >= 0.0f)) [[unlikely]]
+        fail(2, sssp_rules::distance_out_of_range(to_input[i], d));
       else if (no_parent != no_dist) [[unlikely]]
-        fail(3, sssp_rules::inconsistent(v, int64_t(parent[v]), dist[v]));
+        fail(3, sssp_rules::inconsistent(to_input[i], no_parent ? -1 : int64_t(to_input[p]), no_dist ? -1.0f : d));
     }
   }
-  // The result's words of internal ids [first, first + count) into word[0 ..).
-  static void words(const Csr<Id>& g, const SsspToCheck<Id>& s, uint64_t first, uint64_t count, uint64_t* word) {
-#pragma omp parallel for schedule(static)
-    for (uint64_t i = 0; i < count; ++i) {
-      const uint64_t v = g.to_input[first + i];
-      word[i] = uint64_t(std::bit_cast<uint32_t>(s.dist[v])) << 32 | uint32_t(s.parent[v]);
-    }
+  // Internal id x by the name the result's reader knows it by.
+  static std::string label(const Csr<Id>& g, Id x) {
+    return uint64_t(x) < g.n ? std::to_string(uint64_t(g.to_input[x])) : std::to_string(uint64_t(x));
   }
   // R5 on entry (iv, iu, w): both ends reached or neither; iu confirmed when its parent is iv and the edge is
   // tight; the triangle rule. stride: a batch's words and marks are vertex-major (one line serves every search).
-  void entry(const Csr<Id>& g, const uint64_t* word, std::atomic<uint8_t>* confirmed, uint64_t iv, uint64_t iu, float w,
+  void entry(const Csr<Id>& g, const uint64_t* word, ConfirmedBits confirmed, uint64_t iv, uint64_t iu, float w,
              uint64_t stride = 1) {
     const uint64_t wv = word[iv * stride], wu = word[iu * stride];
     const Id pv = parent_of(wv), pu = parent_of(wu);
@@ -137,60 +175,86 @@ struct ResultCheck {
     if (!reached) return;
     const float via = dist_of(wv) + w;  // float + float: fl32, exactly as the reference checks
     const float du = dist_of(wu);
-    if (pu == g.to_input[iv] && du == via) confirmed[iu * stride].store(1, std::memory_order_relaxed);
+    if (uint64_t(pu) == iv && du == via) confirmed.set(iu * stride);
     if (via < du) [[unlikely]]
       fail(5, sssp_rules::triangle(uint64_t(g.to_input[iv]), uint64_t(g.to_input[iu]), w, via, du));
   }
   // R6 from R5's marks; R7: nedge is the reached vertices' raw degrees over 2.
-  void confirmed_and_nedge(const Csr<Id>& g, const uint64_t* word, const std::atomic<uint8_t>* confirmed, uint64_t root,
-                           uint64_t nedge, uint64_t stride = 1) {
+  void confirmed_and_nedge(const Csr<Id>& g, const uint64_t* word, ConfirmedBits confirmed, uint64_t nedge,
+                           uint64_t stride = 1) {
     uint64_t twice_nedge = 0;
 #pragma omp parallel for schedule(static) reduction(+ : twice_nedge)
     for (uint64_t iv = 0; iv < g.n; ++iv) {
       const Id p = parent_of(word[iv * stride]);
       if (p == kNoVertex<Id>) continue;
       twice_nedge += g.raw_degree(iv);
-      const uint64_t v = g.to_input[iv];
-      if (v != root && !confirmed[iv * stride].load(std::memory_order_relaxed)) [[unlikely]]
-        fail(6, sssp_rules::not_confirmed(v, uint64_t(p), dist_of(word[iv * stride])));
+      if (iv != root && !confirmed.test(iv * stride)) [[unlikely]]
+        fail(6, sssp_rules::not_confirmed(uint64_t(g.to_input[iv]), uint64_t(g.to_input[p]), dist_of(word[iv * stride])));
     }
     const uint64_t counted = twice_nedge / 2;
     if (verdict.valid) verdict.nedge = counted;
     if (counted != nedge) fail(7, sssp_rules::wrong_nedge(nedge, counted));
   }
-  // R8 on the parents by input label; level: n int32 of scratch.
-  void tree(uint64_t n, const Id* parent, uint64_t root, int32_t* level) {
+  // R8 on the words' parents (internal ids, named by label); level: n int32 of scratch.
+  void tree(const Csr<Id>& g, const uint64_t* word, int32_t* level) {
     std::string why;
-    if (!validate_detail::tree_levels(n, parent, root, level, why)) fail(8, sssp_rules::no_tree(why));
+    if (!validate_detail::tree_levels(g.n, ParentsOfWords{word}, root, level, why, g.to_input.data()))
+      fail(8, sssp_rules::no_tree(why));
   }
+  struct ParentsOfWords {
+    const uint64_t* word;
+    Id operator[](uint64_t v) const { return parent_of(word[v]); }
+  };
 };
 
 // Rules R1-R8 over a result, R5 on every adjacency entry that `lists` hands out: lists(entry) calls
 // entry(iv, iu, w) for every entry (u of weight w in v's list, internal ids) -- concurrently, once each.
-// spare: room for 2n int32 (R5's words, then R8's walk), e.g. the search's idle state; allocated when smaller.
+// level: room for n int32 (R8's walk), e.g. the driver's by-label scratch; allocated when smaller.
 template <class Id, class Lists>
-Verdict check(const Csr<Id>& g, Lists&& lists, const SsspToCheck<Id>& s, std::span<int32_t> spare) {
+Verdict check(const Csr<Id>& g, Lists&& lists, const SsspWords<Id>& s, std::span<int32_t> level) {
   const uint64_t n = g.n;
   ResultCheck<Id> c;
-  c.vertices(n, s);
+  c.vertices(g, s.word, s.root);
   if (!c.verdict.valid) return c.verdict;
-  std::vector<uint64_t> own_words(spare.size() / 2 < n ? n : 0);
-  uint64_t* word = own_words.empty() ? reinterpret_cast<uint64_t*>(spare.data()) : own_words.data();
-  ResultCheck<Id>::words(g, s, 0, n, word);
-  std::vector<std::atomic<uint8_t>> confirmed(n);  // by internal id
-  lists([&](uint64_t iv, uint64_t iu, float w) { c.entry(g, word, confirmed.data(), iv, iu, w); });
-  if (!c.verdict.valid) return c.verdict;
-  c.confirmed_and_nedge(g, word, confirmed.data(), s.root, s.nedge);
-  if (!c.verdict.valid) return c.verdict;
-  c.tree(n, s.parent, s.root, own_words.empty() ? spare.data() : reinterpret_cast<int32_t*>(own_words.data()));
+  {
+    std::vector<uint64_t> marks(ConfirmedBits::words(n));  // by internal id
+    const ConfirmedBits confirmed{marks.data()};
+    lists([&](uint64_t iv, uint64_t iu, float w) { c.entry(g, s.word, confirmed, iv, iu, w); });
+    if (!c.verdict.valid) return c.verdict;
+    c.confirmed_and_nedge(g, s.word, confirmed, s.nedge);
+    if (!c.verdict.valid) return c.verdict;
+  }
+  std::vector<int32_t> own(level.size() < n ? n : 0);
+  c.tree(g, s.word, own.empty() ? level.data() : own.data());
   return c.verdict;
+}
+
+// A result by input label (SsspToCheck) as words, for check(): each label's internal id found once (n Id of
+// scratch beside the n words; the driver checks its searches' words directly).
+template <class Id>
+std::vector<uint64_t> words_of_labels(const Csr<Id>& g, const SsspToCheck<Id>& s) {
+  const uint64_t n = g.n;
+  std::vector<Id> internal(n);
+#pragma omp parallel for schedule(static)
+  for (uint64_t i = 0; i < n; ++i) internal[g.to_input[i]] = Id(i);
+  std::vector<uint64_t> word(n);
+#pragma omp parallel for schedule(static)
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t v = g.to_input[i];
+    const Id p = s.parent[v];
+    const float d = s.dist[v];
+    const uint32_t dist_bits = d == -1.0f ? kUnreachedBits : std::bit_cast<uint32_t>(d);
+    const Id pi = p == kNoVertex<Id> || uint64_t(p) >= n ? p : internal[p];
+    word[i] = uint64_t(dist_bits) << 32 | uint32_t(pi);
+  }
+  return word;
 }
 
 }  // namespace sssp_check_detail
 
-// Against the weighted CSR in DRAM: weights, one per entry of g's adjacency.
+// Against the weighted CSR in DRAM: weights, one per entry of g's adjacency. level: n int32 of scratch.
 template <class Id>
-Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
+Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspWords<Id>& s, std::span<int32_t> level = {}) {
   auto lists = [&](auto&& entry) {
 #pragma omp parallel for schedule(dynamic, 1024)
     for (uint64_t iv = 0; iv < g.n; ++iv) {
@@ -199,7 +263,12 @@ Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>
       for (size_t j = 0; j < ids.size(); ++j) entry(iv, uint64_t(ids[j]), ws[j]);
     }
   };
-  return sssp_check_detail::check<Id>(g, lists, s, spare);
+  return sssp_check_detail::check<Id>(g, lists, s, level);
+}
+template <class Id>
+Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s) {
+  const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g, s);
+  return check_sssp<Id>(g, weights, SsspWords<Id>{s.root, word.data(), s.nedge});
 }
 
 // Every entry of the weighted CSR on storage (g: its O(N) arrays), concurrently, once each: entry(iv, iu, w), each
@@ -250,17 +319,21 @@ inline void note_bad_entry(Verdict& v, uint64_t e, const CsrFiles& files) {
 
 // Against kernel 1's weighted CSR on storage (out-of-core and DAX; g: its O(N) arrays): one pass over its files.
 template <class Id>
-Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToCheck<Id>& s,
-                          std::span<int32_t> spare = {}) {
+Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspWords<Id>& s, std::span<int32_t> level = {}) {
   uint64_t bad = UINT64_MAX;
   auto lists = [&](auto&& entry) { bad = for_each_stored_entry(g, files, entry); };
-  Verdict v = sssp_check_detail::check<Id>(g, lists, s, spare);
+  Verdict v = sssp_check_detail::check<Id>(g, lists, s, level);
   sssp_check_detail::note_bad_entry(v, bad, files);
   return v;
 }
+template <class Id>
+Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToCheck<Id>& s) {
+  const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g, s);
+  return check_sssp_stored<Id>(g, files, SsspWords<Id>{s.root, word.data(), s.nedge});
+}
 
 // Kernel 3's results on storage checked several at a time, one pass over the stored lists for the batch: each
-// result's R1-R4 and R8 when it is added (on its arrays by input label), its words spilled to a scratch file
+// result's R1-R4 and R8 when it is added (on its words), its words spilled to a scratch file
 // while the next searches run (storage/spill_file.hpp: unlinked, reserved up front); the pass loads the batch's
 // words and checks R5 for all of them, then R6 and R7 each. DRAM during the pass: rows_bytes.
 template <class Id>
@@ -269,7 +342,9 @@ class SsspStoredBatch {
   static constexpr int kMaxSlots = 64;
   static constexpr uint64_t kChunk = uint64_t(1) << 18;  // words a spill write
   static uint64_t pass_vertices(const Csr<Id>& g) { return g.n; }  // every vertex's word
-  static uint64_t rows_bytes(uint64_t n, int slots) { return uint64_t(slots) * n * (sizeof(uint64_t) + 1); }
+  static uint64_t rows_bytes(uint64_t n, int slots) {
+    return uint64_t(slots) * n * sizeof(uint64_t) + sssp_check_detail::ConfirmedBits::words(uint64_t(slots) * n) * 8;
+  }
   // Besides the rows: the spill's write buffer (the pass's 4 MiB block a thread is what checking one search
   // alone takes too).
   static uint64_t buffer_bytes(uint64_t, uint64_t, int) { return kChunk * sizeof(uint64_t); }
@@ -283,15 +358,15 @@ class SsspStoredBatch {
   bool full() const { return size() == slots_; }
   int slots() const { return slots_; }
 
-  // R1-R4 and R8 now (level: n int32 of scratch, e.g. the search's idle state); a result that breaks one of
-  // R1-R4 is decided at once (false, its verdict in v); otherwise its words are spilled for the batch's pass (a
-  // broken R8 is kept: the pass may find a lower rule broken, which the verdict names instead).
-  bool add(const SsspToCheck<Id>& s, std::span<int32_t> level, Verdict& v) {
+  // R1-R4 and R8 now (level: n int32 of scratch); a result that breaks one of R1-R4 is decided at once (false,
+  // its verdict in v); otherwise its words are spilled for the batch's pass (a broken R8 is kept: the pass may
+  // find a lower rule broken, which the verdict names instead).
+  bool add(const SsspWords<Id>& s, std::span<int32_t> level, Verdict& v) {
     auto c = std::make_unique<sssp_check_detail::ResultCheck<Id>>();
-    c->vertices(g_.n, s);
+    c->vertices(g_, s.word, s.root);
     if (c->verdict.valid) {
       std::vector<int32_t> own(level.size() < g_.n ? g_.n : 0);
-      c->tree(g_.n, s.parent, s.root, own.empty() ? level.data() : own.data());
+      c->tree(g_, s.word, own.empty() ? level.data() : own.data());
     }
     if (!c->verdict.valid && c->verdict.rule < 5) {
       v = c->verdict;
@@ -301,12 +376,16 @@ class SsspStoredBatch {
     uint64_t* word = reinterpret_cast<uint64_t*>(buffer_.data());
     for (uint64_t first = 0; first < g_.n; first += kChunk) {
       const uint64_t count = std::min(kChunk, g_.n - first);
-      sssp_check_detail::ResultCheck<Id>::words(g_, s, first, count, word);
+      std::memcpy(word, s.word + first, count * sizeof(uint64_t));  // the spill writes aligned buffers (O_DIRECT)
       std::memset(word + count, 0, align_up(count * sizeof(uint64_t)) - count * sizeof(uint64_t));
       spill_.write(base + first * sizeof(uint64_t), word, align_up(count * sizeof(uint64_t)));
     }
-    pending_.push_back({s.root, s.nedge, std::move(c)});
+    pending_.push_back({s.nedge, std::move(c)});
     return true;
+  }
+  bool add(const SsspToCheck<Id>& s, std::span<int32_t> level, Verdict& v) {
+    const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g_, s);
+    return add(SsspWords<Id>{s.root, word.data(), s.nedge}, level, v);
   }
 
   // The pass for the batch: R5 for every result, then R6 and R7 each; the verdicts in the order added. The
@@ -316,7 +395,7 @@ class SsspStoredBatch {
   std::vector<Verdict> check() {
     const uint64_t n = g_.n, k = uint64_t(size());
     NumaArray<uint64_t> words(n * k);
-    std::vector<std::atomic<uint8_t>> confirmed(n * k);
+    std::vector<uint64_t> marks(sssp_check_detail::ConfirmedBits::words(n * k));
     for (uint64_t j = 0; j < k; ++j) {
       const uint64_t base = j * align_up(n * sizeof(uint64_t));
       for (uint64_t first = 0; first < n; first += kChunk) {
@@ -328,13 +407,13 @@ class SsspStoredBatch {
       }
     }
     const uint64_t bad = for_each_stored_entry(g_, files_, [&](uint64_t iv, uint64_t iu, float w) {
-      for (uint64_t j = 0; j < k; ++j) pending_[j].check->entry(g_, words.data() + j, confirmed.data() + j, iv, iu, w, k);
+      for (uint64_t j = 0; j < k; ++j) pending_[j].check->entry(g_, words.data() + j, {marks.data(), j}, iv, iu, w, k);
     });
     std::vector<Verdict> verdicts;
     for (uint64_t j = 0; j < k; ++j) {
       sssp_check_detail::ResultCheck<Id>& c = *pending_[j].check;
       if (c.verdict.valid || c.verdict.rule > 7)
-        c.confirmed_and_nedge(g_, words.data() + j, confirmed.data() + j, pending_[j].root, pending_[j].nedge, k);
+        c.confirmed_and_nedge(g_, words.data() + j, {marks.data(), j}, pending_[j].nedge, k);
       sssp_check_detail::note_bad_entry(c.verdict, bad, files_);
       verdicts.push_back(c.verdict);
     }
@@ -344,7 +423,7 @@ class SsspStoredBatch {
 
  private:
   struct Pending {
-    uint64_t root, nedge;
+    uint64_t nedge;
     std::unique_ptr<sssp_check_detail::ResultCheck<Id>> check;  // holds a mutex: not movable
   };
   const Csr<Id>& g_;
@@ -356,8 +435,8 @@ class SsspStoredBatch {
 };
 
 template <class Id>
-Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s, std::span<int32_t> spare = {}) {
-  return check_sssp<Id>(g, g.weights.data(), s, spare);
+Verdict check_sssp(const Csr<Id, float>& g, const SsspToCheck<Id>& s) {
+  return check_sssp<Id>(g, g.weights.data(), s);
 }
 
 }  // namespace strata

@@ -88,8 +88,12 @@ inline uint8_t byte_hash(uint64_t v) { return uint8_t((v * 0x9E3779B97F4A7C15ull
 // Rule 1: fills level[v] with v's depth in the parent tree (kNoLevel: unreached), or returns false and says why
 // (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent). names: how the
 // message names vertex x (ids other than the input's: names[x] is x's input label); none: x itself.
-template <class Id>
-bool tree_levels_serial(uint64_t n, const Id* parent, uint64_t root, int32_t* level, std::string& why,
+// parent: anything indexed by vertex that gives its parent (an array, or ParentsOfWords); Id: what it gives.
+template <class Parents>
+using ParentId = std::remove_cvref_t<decltype(std::declval<const Parents&>()[0])>;
+
+template <class Parents, class Id = ParentId<Parents>>
+bool tree_levels_serial(uint64_t n, const Parents& parent, uint64_t root, int32_t* level, std::string& why,
                         const Id* names = nullptr) {
   auto name = [&](uint64_t x) { return std::to_string(names && x < n ? uint64_t(names[x]) : x); };
   std::fill(level, level + n, kNoLevel);
@@ -130,8 +134,8 @@ bool tree_levels_serial(uint64_t n, const Id* parent, uint64_t root, int32_t* le
 // thread's own mark (kOnPath - t): meeting its own mark again is a cycle; it goes on through another thread's
 // without marking (that thread resolves the same levels: a tree's are unique, so a level written twice is
 // written the same). False on anything broken, left for the serial walk to name.
-template <class Id>
-bool tree_levels_parallel(uint64_t n, const Id* parent, uint64_t root, int32_t* level) {
+template <class Parents, class Id = ParentId<Parents>>
+bool tree_levels_parallel(uint64_t n, const Parents& parent, uint64_t root, int32_t* level) {
   if (root >= n || parent[root] != root) return false;
 #pragma omp parallel for schedule(static)
   for (uint64_t v = 0; v < n; ++v) level[v] = kNoLevel;
@@ -173,8 +177,8 @@ bool tree_levels_parallel(uint64_t n, const Id* parent, uint64_t root, int32_t* 
 }
 
 // Rule 1 (see tree_levels_serial), on the team; a broken tree is named by the serial walk.
-template <class Id>
-bool tree_levels(uint64_t n, const Id* parent, uint64_t root, int32_t* level, std::string& why,
+template <class Parents, class Id = ParentId<Parents>>
+bool tree_levels(uint64_t n, const Parents& parent, uint64_t root, int32_t* level, std::string& why,
                  const Id* names = nullptr) {
   return tree_levels_parallel(n, parent, root, level) || tree_levels_serial(n, parent, root, level, why, names);
 }
