@@ -8,13 +8,15 @@
 # CSR built once by a one-root run under the cap; then RUNS interleaved rounds of an in-core run (uncapped) and
 # the out-of-core run inside the capped cgroup (page cache included, caches dropped before each), ROOTS roots,
 # every search validated. The edge cache gets what the cap leaves beyond kernel 3's O(N) state (STATE_BYTES a
-# vertex, default 28: offsets, labels, duplicate counts, the search's state word, distances and parents out,
-# the validation's confirmed byte, the tails' bitmap) and SLACK_MB (default 96).
+# vertex, default 24: offsets, labels, duplicate counts, the search's state word -- its result --, the distances
+# by label that validation then reuses, the validation's confirmed bits, the tails' bitmap; JSON state_bytes
+# measured 19.7 at SCALE 18; 28 until 2026-11-26, when the result was also copied by label) and SLACK_MB
+# (default 96).
 # Env: RUNS (3), ROOTS (8), THREADS (2), CAP (25), DELTA (strata's default), IMAGE, MNT, KEEP=1 (bench/loopfs.sh).
 # CSV on stdout, progress on stderr.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-roots=${ROOTS:-8} slack=$((${SLACK_MB:-96} << 20)) cap_pct=${CAP:-25} per_vertex=${STATE_BYTES:-28}
+roots=${ROOTS:-8} slack=$((${SLACK_MB:-96} << 20)) cap_pct=${CAP:-25} per_vertex=${STATE_BYTES:-24}
 scales=("${@:-24}")
 delta=(); [[ -n ${DELTA:-} ]] && delta=(--delta "$DELTA")
 top=${SIZE_SCALE:-$(printf '%s\n' "${scales[@]}" | sort -n | tail -1)}
