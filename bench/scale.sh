@@ -63,8 +63,10 @@ s = j["searches"]
 search = sum(x["time"] for x in s)
 print(f"SCALE {int(j['SCALE'])}, cap {int(sys.argv[2]) / 2**30:.2f} GiB, adjacency {j['adjacency_bytes'] / 2**30:.2f} GiB "
       f"({j['adjacency_bytes'] / int(sys.argv[2]):.1f}x the cap), {len(s)} searches, validated: {j['validated']}")
-print(f"kernel 0: {j['graph_generation']:.1f} s; kernel 1: {j['construction_time']:.1f} s (CSR build "
-      f"{j['csr_build_time']:.1f} s in {j['csr_build_passes']} passes"
+built = "reused (its build took" if j.get("csr_reused") else "CSR build"
+print(f"kernel 0: {j['graph_generation']:.1f} s; kernel 1: {j['construction_time']:.1f} s ({built} "
+      f"{j['csr_build_time']:.1f} s{' in %s passes' % j['csr_build_passes'] if j.get('csr_build_passes') else ''}"
+      f"{')' if j.get('csr_reused') else ''}"
       f"{', renumbered tuples %.1f GiB' % (j['csr_build_renumbered_bytes'] / 2**30) if j.get('csr_build_renumbered_bytes') else ''}"
       f", cache load {j['cache_load_time']:.1f} s)")
 print(f"searches: {search:.1f} s, harmonic mean {j['bfs_harmonic_mean_TEPS']:.3g} TEPS; validation against "
