@@ -454,6 +454,14 @@ TEST_F(SsspPlanted, ReachedWithoutAParent) {
   parent[reached_leaf()] = kNoVertex<uint32_t>;
   EXPECT_EQ(verdict().rule, 3) << verdict().message;
 }
+// Words carry "unreached" as distance +inf; by label it must be -1: +inf there breaks R3 all the same.
+TEST_F(SsspPlanted, AnUnreachedVertexAtInfinity) {
+  const auto v = std::find(parent.begin(), parent.end(), kNoVertex<uint32_t>) - parent.begin();
+  ASSERT_LT(uint64_t(v), g->n) << "every vertex reached";
+  dist[size_t(v)] = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(verdict().rule, 3) << verdict().message;
+}
+
 TEST_F(SsspPlanted, RootNotAtZero) {
   dist[root] = 0.25f;
   EXPECT_EQ(verdict().rule, 4) << verdict().message;

@@ -26,6 +26,7 @@
 #include <memory>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -250,6 +251,22 @@ std::vector<uint64_t> words_of_labels(const Csr<Id>& g, const SsspToCheck<Id>& s
   return word;
 }
 
+// A by-label fault that words cannot carry: a vertex without a parent at distance +inf, not -1, breaks R3 by the
+// label rules, yet its word is the unreached one. The lowest such label's R3 verdict, if any.
+template <class Id>
+std::optional<Verdict> infinite_unreached(uint64_t n, const SsspToCheck<Id>& s) {
+  uint64_t first = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (uint64_t v = 0; v < n; ++v)
+    if (s.parent[v] == kNoVertex<Id> && std::bit_cast<uint32_t>(s.dist[v]) == kUnreachedBits) first = std::min(first, v);
+  if (first == UINT64_MAX) return std::nullopt;
+  return Verdict{false, 3, sssp_rules::message(3, sssp_rules::inconsistent(first, -1, s.dist[first])), 0};
+}
+// The verdict naming the lower rule broken.
+inline Verdict lower(const Verdict& a, const std::optional<Verdict>& b) {
+  return b && (a.valid || b->rule < a.rule) ? *b : a;
+}
+
 }  // namespace sssp_check_detail
 
 // Against the weighted CSR in DRAM: weights, one per entry of g's adjacency. level: n int32 of scratch.
@@ -268,7 +285,8 @@ Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspWords<Id>& 
 template <class Id>
 Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s) {
   const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g, s);
-  return check_sssp<Id>(g, weights, SsspWords<Id>{s.root, word.data(), s.nedge});
+  return sssp_check_detail::lower(check_sssp<Id>(g, weights, SsspWords<Id>{s.root, word.data(), s.nedge}),
+                                  sssp_check_detail::infinite_unreached(g.n, s));
 }
 
 // Every entry of the weighted CSR on storage (g: its O(N) arrays), concurrently, once each: entry(iv, iu, w), each
@@ -329,7 +347,8 @@ Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspWor
 template <class Id>
 Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToCheck<Id>& s) {
   const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g, s);
-  return check_sssp_stored<Id>(g, files, SsspWords<Id>{s.root, word.data(), s.nedge});
+  return sssp_check_detail::lower(check_sssp_stored<Id>(g, files, SsspWords<Id>{s.root, word.data(), s.nedge}),
+                                  sssp_check_detail::infinite_unreached(g.n, s));
 }
 
 // Kernel 3's results on storage checked several at a time, one pass over the stored lists for the batch: each
@@ -385,6 +404,12 @@ class SsspStoredBatch {
   }
   bool add(const SsspToCheck<Id>& s, std::span<int32_t> level, Verdict& v) {
     const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g_, s);
+    if (const std::optional<Verdict> r3 = sssp_check_detail::infinite_unreached(g_.n, s)) {
+      sssp_check_detail::ResultCheck<Id> c;  // R3 decided now, unless R1 or R2 is broken too
+      c.vertices(g_, word.data(), s.root);
+      v = sssp_check_detail::lower(c.verdict, r3);
+      return false;
+    }
     return add(SsspWords<Id>{s.root, word.data(), s.nedge}, level, v);
   }
 
