@@ -186,7 +186,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   // 2's pages are given back before kernel 3's are touched); kernel 3's result is its state, and beside it
   // the distances by label (then validation's levels) and validation's confirmed bits.
   const uint64_t kernel2 = bfs ? bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits : 0;
-  const uint64_t kernel3 = sssp ? sssp->state_bytes() + pg.g.n * 4 + (pg.g.n + 63) / 64 * 8 : 0;
+  const uint64_t kernel3 = sssp ? sssp->state_bytes() + sssp_beside_state_bytes(pg.g.n) : 0;
   if (pg.report.tier->on_storage) r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + std::max(kernel2, kernel3);
   r.io_buffer_bytes = std::max(bfs ? bfs->io_buffer_bytes() : 0, sssp ? sssp->io_buffer_bytes() : 0);
   r.registered_buffers = bfs && bfs->registered_buffers();
@@ -194,7 +194,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
   r.dram_bytes = pg.dram.graph + (bfs ? search_state_bytes(pg.g.n, sizeof(Id), 1) : 0) + r.io_buffer_bytes +
                  r.dram.validation_batch - lent;
-  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n, sizeof(Id));
+  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n);
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }

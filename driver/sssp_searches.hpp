@@ -92,7 +92,7 @@ struct SsspKernel {
     result.sssp_stats.push_back(stats);
     if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, result.sssp_searches[i].time);
     if (!cfg.validate) return;
-    const SsspWords<Id> check{roots[i], sssp.words().data(), result.sssp_searches[i].nedge};
+    const SsspWords<Id> check{roots[i], internal[i], sssp.words().data(), result.sssp_searches[i].nedge};
     const std::span<int32_t> level{reinterpret_cast<int32_t*>(by_label.data()), by_label.size()};
     if (stored) return stored->add(i, check, level, more);
     const double v0 = now();

@@ -126,7 +126,7 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), id = uint64_t(id_bytes);
   // Before deduplication, an upper bound; weighted, a float beside each entry and kernel 3's search (a 64-bit
   // state word, the distances by label, confirmed bits).
-  const uint64_t adjacency = 2 * m * (id + (weighted ? 4 : 0)) + (weighted ? sssp_search_bytes(n, id_bytes) : 0);
+  const uint64_t adjacency = 2 * m * (id + (weighted ? 4 : 0)) + (weighted ? sssp_search_bytes(n) : 0);
   const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
   const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
                           + 2 * n * id                                  // + internal and output parent arrays
@@ -149,7 +149,7 @@ uint64_t tiered_state_bytes(uint64_t n, int id_bytes, bool sssp) {
 
 uint64_t tiered_search_bytes(uint64_t n, int id_bytes, bool sssp) {
   // Kernel 3: its search (validation's confirmed bits included), the tails to read (a bitmap).
-  if (sssp) return sssp_search_bytes(n, id_bytes) + (n + 63) / 64 * 8;
+  if (sssp) return sssp_search_bytes(n) + (n + 63) / 64 * 8;
   return 2 * n * uint64_t(id_bytes) + 4 * ((n + 63) / 64 * 8);  // parents, output parents; four bitmaps
 }
 

@@ -41,10 +41,11 @@ uint64_t io_buffer_bytes(int threads, const IoOptions& io);
 // The search's own arrays (the internal parent array, three bitmaps) and `kept` results (output parent
 // arrays: at least the one being written), besides the graph.
 uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept);
-// Kernel 3's search: a 64-bit (distance, parent) word a vertex, which is its result too, and a float a vertex
-// the driver lays the distances out in by input label (then the validator's levels); validation's confirmed
-// bits.
-inline uint64_t sssp_search_bytes(uint64_t n, int /*id_bytes*/) { return n * (8 + 4) + (n + 63) / 64 * 8; }
+// Beside kernel 3's search state: a float a vertex the driver lays the distances out in by input label (then
+// the validator's levels), and validation's confirmed bits.
+inline uint64_t sssp_beside_state_bytes(uint64_t n) { return n * 4 + (n + 63) / 64 * 8; }
+// Kernel 3's search: a 64-bit (distance, parent) word a vertex, which is its result too, and what is beside it.
+inline uint64_t sssp_search_bytes(uint64_t n) { return n * 8 + sssp_beside_state_bytes(n); }
 
 // A packed validation batch of `slots` searches (validate/validator.hpp's BatchValidator::batch_bytes).
 uint64_t validation_batch_bytes(uint64_t n, int id_bytes, int slots);

@@ -42,7 +42,7 @@
 namespace strata {
 
 // A kernel-3 result to check, by input label: dist (-1 unreached) and parent (kNoVertex unreached) -- the form a
-// test or a peer writes; check_sssp turns it into words.
+// test or a peer writes; check_sssp turns it into words (LabelWords).
 template <class Id>
 struct SsspToCheck {
   uint64_t root;
@@ -57,9 +57,10 @@ struct SsspToCheck {
 // words, and the validator's n int32 of levels (SSSP.md asks 17 bytes a tuple).
 template <class Id>
 struct SsspWords {
-  uint64_t root;          // input label
-  const uint64_t* word;   // g.n words
-  uint64_t nedge;         // the search's count, to be confirmed
+  uint64_t root;           // input label
+  uint64_t internal_root;  // its internal id as the caller found it (engine/csr.hpp internal_ids); checked here
+  const uint64_t* word;    // g.n words
+  uint64_t nedge;          // the search's count, to be confirmed
 };
 inline constexpr uint32_t kUnreachedBits = 0x7f800000u;  // +inf
 
@@ -118,7 +119,7 @@ struct ResultCheck {
   static_assert(sizeof(Id) == 4, "a distance and a parent share one 64-bit word: 32-bit ids");
   Verdict verdict;
   std::mutex mutex;
-  uint64_t root = UINT64_MAX;  // the root's internal id, found by vertices()
+  uint64_t root = UINT64_MAX;  // the root's internal id, confirmed by vertices()
 
   void fail(int rule, const std::string& what) {
     std::lock_guard lock(mutex);
@@ -128,15 +129,12 @@ struct ResultCheck {
   static Id parent_of(uint64_t word) { return Id(uint32_t(word)); }
   static bool unreached_dist(uint64_t word) { return uint32_t(word >> 32) == kUnreachedBits; }
 
-  // R1-R4 on the words; root: the input label the search was asked from.
-  void vertices(const Csr<Id>& g, const uint64_t* word, uint64_t root_label) {
+  // R1-R4 on the words; root_label: the input label the search was asked from, internal_root its internal id
+  // as the caller found it (not trusted: it must carry that label).
+  void vertices(const Csr<Id>& g, const uint64_t* word, uint64_t root_label, uint64_t internal_root) {
     const uint64_t n = g.n;
     const Id* to_input = g.to_input.data();
-    uint64_t found = UINT64_MAX;
-#pragma omp parallel for schedule(static) reduction(min : found)
-    for (uint64_t i = 0; i < n; ++i)
-      if (uint64_t(to_input[i]) == root_label) found = std::min(found, i);
-    root = found;
+    root = internal_root < n && uint64_t(to_input[internal_root]) == root_label ? internal_root : UINT64_MAX;
     if (root == UINT64_MAX || parent_of(word[root]) != Id(root) || dist_of(word[root]) != 0.0f) {
       const std::string has = root == UINT64_MAX ? "none"
                               : parent_of(word[root]) == kNoVertex<Id>
@@ -215,7 +213,7 @@ template <class Id, class Lists>
 Verdict check(const Csr<Id>& g, Lists&& lists, const SsspWords<Id>& s, std::span<int32_t> level) {
   const uint64_t n = g.n;
   ResultCheck<Id> c;
-  c.vertices(g, s.word, s.root);
+  c.vertices(g, s.word, s.root, s.internal_root);
   if (!c.verdict.valid) return c.verdict;
   {
     std::vector<uint64_t> marks(ConfirmedBits::words(n));  // by internal id
@@ -231,37 +229,38 @@ Verdict check(const Csr<Id>& g, Lists&& lists, const SsspWords<Id>& s, std::span
 }
 
 // A result by input label (SsspToCheck) as words, for check(): each label's internal id found once (n Id of
-// scratch beside the n words; the driver checks its searches' words directly).
+// scratch beside the n words; the driver checks its searches' words directly). One fault by label has no word:
+// a vertex without a parent at distance +inf, not -1, breaks R3 by the label rules, yet its word is the
+// unreached one -- kept aside as `r3` (the lowest such label), for lower() to weigh against the words' verdict.
 template <class Id>
-std::vector<uint64_t> words_of_labels(const Csr<Id>& g, const SsspToCheck<Id>& s) {
-  const uint64_t n = g.n;
-  std::vector<Id> internal(n);
-#pragma omp parallel for schedule(static)
-  for (uint64_t i = 0; i < n; ++i) internal[g.to_input[i]] = Id(i);
-  std::vector<uint64_t> word(n);
-#pragma omp parallel for schedule(static)
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t v = g.to_input[i];
-    const Id p = s.parent[v];
-    const float d = s.dist[v];
-    const uint32_t dist_bits = d == -1.0f ? kUnreachedBits : std::bit_cast<uint32_t>(d);
-    const Id pi = p == kNoVertex<Id> || uint64_t(p) >= n ? p : internal[p];
-    word[i] = uint64_t(dist_bits) << 32 | uint32_t(pi);
-  }
-  return word;
-}
+struct LabelWords {
+  std::vector<uint64_t> word;
+  uint64_t internal_root = UINT64_MAX;
+  std::optional<Verdict> r3;
 
-// A by-label fault that words cannot carry: a vertex without a parent at distance +inf, not -1, breaks R3 by the
-// label rules, yet its word is the unreached one. The lowest such label's R3 verdict, if any.
-template <class Id>
-std::optional<Verdict> infinite_unreached(uint64_t n, const SsspToCheck<Id>& s) {
-  uint64_t first = UINT64_MAX;
-#pragma omp parallel for schedule(static) reduction(min : first)
-  for (uint64_t v = 0; v < n; ++v)
-    if (s.parent[v] == kNoVertex<Id> && std::bit_cast<uint32_t>(s.dist[v]) == kUnreachedBits) first = std::min(first, v);
-  if (first == UINT64_MAX) return std::nullopt;
-  return Verdict{false, 3, sssp_rules::message(3, sssp_rules::inconsistent(first, -1, s.dist[first])), 0};
-}
+  LabelWords(const Csr<Id>& g, const SsspToCheck<Id>& s) : word(g.n) {
+    const uint64_t n = g.n;
+    std::vector<Id> internal(n);
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < n; ++i) internal[g.to_input[i]] = Id(i);
+    if (s.root < n) internal_root = internal[s.root];
+    uint64_t infinite = UINT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : infinite)
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t v = g.to_input[i];
+      const Id p = s.parent[v];
+      const float d = s.dist[v];
+      const uint32_t dist_bits = d == -1.0f ? kUnreachedBits : std::bit_cast<uint32_t>(d);
+      if (p == kNoVertex<Id> && dist_bits == kUnreachedBits && d != -1.0f) infinite = std::min(infinite, v);
+      const Id pi = p == kNoVertex<Id> || uint64_t(p) >= n ? p : internal[p];
+      word[i] = uint64_t(dist_bits) << 32 | uint32_t(pi);
+    }
+    if (infinite != UINT64_MAX)
+      r3 = Verdict{false, 3, sssp_rules::message(3, sssp_rules::inconsistent(infinite, -1, s.dist[infinite])), 0};
+  }
+  SsspWords<Id> of(const SsspToCheck<Id>& s) const { return {s.root, internal_root, word.data(), s.nedge}; }
+};
+
 // The verdict naming the lower rule broken.
 inline Verdict lower(const Verdict& a, const std::optional<Verdict>& b) {
   return b && (a.valid || b->rule < a.rule) ? *b : a;
@@ -284,9 +283,8 @@ Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspWords<Id>& 
 }
 template <class Id>
 Verdict check_sssp(const Csr<Id>& g, const float* weights, const SsspToCheck<Id>& s) {
-  const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g, s);
-  return sssp_check_detail::lower(check_sssp<Id>(g, weights, SsspWords<Id>{s.root, word.data(), s.nedge}),
-                                  sssp_check_detail::infinite_unreached(g.n, s));
+  const sssp_check_detail::LabelWords<Id> w(g, s);
+  return sssp_check_detail::lower(check_sssp<Id>(g, weights, w.of(s)), w.r3);
 }
 
 // Every entry of the weighted CSR on storage (g: its O(N) arrays), concurrently, once each: entry(iv, iu, w), each
@@ -346,9 +344,8 @@ Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspWor
 }
 template <class Id>
 Verdict check_sssp_stored(const Csr<Id>& g, const CsrFiles& files, const SsspToCheck<Id>& s) {
-  const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g, s);
-  return sssp_check_detail::lower(check_sssp_stored<Id>(g, files, SsspWords<Id>{s.root, word.data(), s.nedge}),
-                                  sssp_check_detail::infinite_unreached(g.n, s));
+  const sssp_check_detail::LabelWords<Id> w(g, s);
+  return sssp_check_detail::lower(check_sssp_stored<Id>(g, files, w.of(s)), w.r3);
 }
 
 // Kernel 3's results on storage checked several at a time, one pass over the stored lists for the batch: each
@@ -382,7 +379,7 @@ class SsspStoredBatch {
   // find a lower rule broken, which the verdict names instead).
   bool add(const SsspWords<Id>& s, std::span<int32_t> level, Verdict& v) {
     auto c = std::make_unique<sssp_check_detail::ResultCheck<Id>>();
-    c->vertices(g_, s.word, s.root);
+    c->vertices(g_, s.word, s.root, s.internal_root);
     if (c->verdict.valid) {
       std::vector<int32_t> own(level.size() < g_.n ? g_.n : 0);
       c->tree(g_, s.word, own.empty() ? level.data() : own.data());
@@ -403,14 +400,14 @@ class SsspStoredBatch {
     return true;
   }
   bool add(const SsspToCheck<Id>& s, std::span<int32_t> level, Verdict& v) {
-    const std::vector<uint64_t> word = sssp_check_detail::words_of_labels(g_, s);
-    if (const std::optional<Verdict> r3 = sssp_check_detail::infinite_unreached(g_.n, s)) {
+    const sssp_check_detail::LabelWords<Id> w(g_, s);
+    if (w.r3) {
       sssp_check_detail::ResultCheck<Id> c;  // R3 decided now, unless R1 or R2 is broken too
-      c.vertices(g_, word.data(), s.root);
-      v = sssp_check_detail::lower(c.verdict, r3);
+      c.vertices(g_, w.word.data(), s.root, w.internal_root);
+      v = sssp_check_detail::lower(c.verdict, w.r3);
       return false;
     }
-    return add(SsspWords<Id>{s.root, word.data(), s.nedge}, level, v);
+    return add(w.of(s), level, v);
   }
 
   // The pass for the batch: R5 for every result, then R6 and R7 each; the verdicts in the order added. The
