@@ -236,8 +236,9 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   for (uint64_t d : g.raw_degree) raw_entries += d;
   // A range's rows: the budget less the I/O buffers and the buckets' read blocks, at least 1 MiB (a dax budget
   // of a few MiB built its rows one list a pass: hours for SCALE 17). The received rows are staged in half of it.
+  const uint64_t reads = EdgeBuckets<Id, Entry>::read_bytes(omp_get_max_threads());
   const uint64_t rows_bytes = at.budget == 0 ? at.share_of_node
-                                             : std::max<uint64_t>(at.budget - at.io_buffers, 2 << 20) - (1 << 20);
+                                             : std::max<uint64_t>(at.budget - at.io_buffers, reads + (1 << 20)) - reads;
   std::optional<RowBuckets<Id, Entry>> spill;
   if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), g, rows_bytes, rows_bytes / 2);
   scatter_tuples<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {

@@ -4,6 +4,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -133,6 +134,35 @@ TEST(Csr, RawDegreeGivesReferenceNedge) {
 
 namespace strata {
 namespace {
+
+// The cache-sized radix sort orders as std::sort does: below one cache run (LSD alone), over many runs (the top
+// bits' pass first), with keys that fill their bits or leave the top runs empty, and for a key taken from a
+// record (kernel 1's weighted buckets); equal keys keep their order.
+TEST(RadixSort, CacheRunsSortAsStdSortDoes) {
+  std::mt19937_64 rng(7);
+  for (size_t len : {size_t(0), size_t(1), size_t(1000), size_t(40000), size_t(300000)}) {
+    for (int bits : {5, 33, 53}) {
+      SCOPED_TRACE(::testing::Message() << len << " keys of " << bits << " bits");
+      std::vector<uint64_t> keys(len), scratch(len);
+      for (uint64_t& k : keys) k = rng() >> (64 - bits);
+      if (len > 2) keys[len / 2] = (uint64_t(1) << bits) - 1, keys[1] = 0;
+      std::vector<uint64_t> want = keys;
+      std::sort(want.begin(), want.end());
+      build_detail::cache_radix_sort(keys.data(), scratch.data(), len, bits);
+      ASSERT_EQ(keys, want);
+    }
+  }
+  struct Record {
+    uint64_t key;
+    float w;
+  };
+  std::vector<Record> records(100000), scratch(records.size());
+  for (size_t i = 0; i < records.size(); ++i) records[i] = {rng() >> 50, float(i)};
+  std::vector<Record> want = records;
+  std::stable_sort(want.begin(), want.end(), [](const Record& a, const Record& b) { return a.key < b.key; });
+  build_detail::cache_radix_sort(records.data(), scratch.data(), records.size(), 14, [](const Record& r) { return r.key; });
+  for (size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i].w, want[i].w) << i;
+}
 
 TEST(BlockOffsets, PacksExactlyAndShrinksBlocksThatSpanTooMuch) {
   NumaArray<uint64_t> full(10001);

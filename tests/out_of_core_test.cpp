@@ -89,8 +89,8 @@ struct TwoThreads {
 TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
   TwoThreads two;
   Fixture f(12, 2);
-  // 768 KiB: the buckets' block buffers (512 KiB) and about 3 ranges of the 512 KiB adjacency beside them.
-  const uint64_t bucketed = uint64_t(768) << 10;
+  // The buckets' block buffers (1 MiB) and about 3 ranges of the 512 KiB adjacency beside them.
+  const uint64_t bucketed = EdgeBuckets<uint32_t>::read_bytes(2) + (uint64_t(256) << 10);
   for (uint64_t memory : {uint64_t(1) << 30, bucketed, uint64_t(64) << 10, uint64_t(24) << 10}) {
     for (int parts : {1, 3}) {
       for (bool renumber : {false, true}) {
