@@ -68,12 +68,11 @@ struct OwnKey {
   template <class T>
   uint64_t operator()(const T& x) const { return uint64_t(x); }
 };
-template <class T, class KeyOf = OwnKey>
-void radix_sort(T* a, T* scratch, size_t len, int key_bits, KeyOf key_of = {}) {
+// LSD passes from src through dst; returns which of the two holds the sorted elements.
+template <class T, class KeyOf>
+T* lsd_passes(T* src, T* dst, size_t len, int key_bits, KeyOf key_of) {
   constexpr int kDigit = 11;
   constexpr size_t kBuckets = size_t(1) << kDigit;
-  T* src = a;
-  T* dst = scratch;
   uint64_t count[kBuckets];
   for (int shift = 0; shift < key_bits; shift += kDigit) {
     std::fill(count, count + kBuckets, 0);
@@ -83,27 +82,32 @@ void radix_sort(T* a, T* scratch, size_t len, int key_bits, KeyOf key_of = {}) {
     for (size_t i = 0; i < len; ++i) dst[count[(key_of(src[i]) >> shift) & (kBuckets - 1)]++] = src[i];
     std::swap(src, dst);
   }
-  if (src != a) std::memcpy(static_cast<void*>(a), src, len * sizeof(T));
+  return src;
+}
+template <class T, class KeyOf = OwnKey>
+void radix_sort(T* a, T* scratch, size_t len, int key_bits, KeyOf key_of = {}) {
+  const T* sorted = lsd_passes(a, scratch, len, key_bits, key_of);
+  if (sorted != a) std::memcpy(static_cast<void*>(a), sorted, len * sizeof(T));
 }
 // The same order for an array far larger than the cache: one pass over it by the key's top bits into runs of
 // about kCacheRun elements, then each run sorted by the rest while the cache holds it (and its scratch).
 // Where every LSD pass went to DRAM, one does (kernel 1's tuple buckets: 5 passes of 53-bit keys).
 template <class T, class KeyOf = OwnKey>
 void cache_radix_sort(T* a, T* scratch, size_t len, int key_bits, KeyOf key_of = {}) {
-  constexpr size_t kCacheRun = size_t(128) << 10 >> 3;  // 128 KiB of 8-byte keys, as much scratch beside it
+  constexpr size_t kCacheRun = (size_t(128) << 10) / sizeof(T);  // 128 KiB, as much scratch beside it, in L2
   int top = 0;
   while (top < 12 && top < key_bits && (len >> top) > kCacheRun) ++top;
   if (top == 0) return radix_sort(a, scratch, len, key_bits, key_of);
   const int shift = key_bits - top;
-  std::vector<uint64_t> start((size_t(1) << top) + 1, 0), at;
-  for (size_t i = 0; i < len; ++i) ++start[(key_of(a[i]) >> shift) + 1];
-  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  at.assign(start.begin(), start.end() - 1);
+  std::vector<uint64_t> at(size_t(1) << top, 0);  // run b's next slot; after the pass, its end
+  for (size_t i = 0; i < len; ++i) ++at[key_of(a[i]) >> shift];
+  uint64_t sum = 0;
+  for (uint64_t& c : at) sum += std::exchange(c, sum);
   for (size_t i = 0; i < len; ++i) scratch[at[key_of(a[i]) >> shift]++] = a[i];
-  for (size_t b = 0; b + 1 < start.size(); ++b) {
-    const size_t lo = start[b], run = start[b + 1] - lo;
-    radix_sort(scratch + lo, a + lo, run, shift, key_of);  // by the low bits, through a's room for the run
-    std::memcpy(static_cast<void*>(a + lo), scratch + lo, run * sizeof(T));
+  for (size_t b = 0, lo = 0; b < at.size(); lo = at[b++]) {  // by the low bits, back into a's room for the run
+    const size_t run = at[b] - lo;
+    const T* sorted = lsd_passes(scratch + lo, a + lo, run, shift, key_of);
+    if (sorted != a + lo) std::memcpy(static_cast<void*>(a + lo), sorted, run * sizeof(T));
   }
 }
 template <class T, class KeyOf = OwnKey>

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -60,9 +59,9 @@ class EdgeBuckets {
     const uint64_t stage = (memory_bytes - fixed) / (uint64_t(threads) * sizeof(Staged) * (buckets + 1));
     return stage >= kMinStage ? stage : 0;
   }
-  // A bucket is read by two threads a core, each waiting for its own block, decoding it, then reading the next:
-  // while one waits on the device the other decodes (SCALE 26 under the flagship's cap scaled, the fill phase
-  // 12.9-14.2 s against 18.9-22.9 s with one a core).
+  // A bucket is read by two threads for each of the run's, each waiting for its own block, decoding it, then
+  // reading the next: while one waits on the device the other decodes (SCALE 26 under the flagship's cap
+  // scaled, the fill phase 12.9-14.2 s against 18.9-22.9 s with one for each).
   static constexpr int kReadersPerThread = 2;
   // DRAM while a bucket is read: a block buffer a reader.
   static uint64_t read_bytes(int threads) { return uint64_t(threads) * kReadersPerThread * kBlockBytes; }
@@ -82,9 +81,12 @@ class EdgeBuckets {
       first_[slot] = uint32_t(k);
     }
     stage_.assign(count + 1, 0);  // bucket k's staging: [stage_[k], stage_[k + 1])
-    for (uint64_t k = 0; k < count; ++k) stage_[k + 1] = stage_[k] + std::clamp<uint64_t>(entries.at(k), 1, stage);
-    uint64_t widest = 1;
-    for (uint64_t k = 0; k < count; ++k) widest = std::max(widest, stage_[k + 1] - stage_[k]);
+    uint64_t widest = 1;          // the sort's scratch: the widest bucket's staging
+    for (uint64_t k = 0; k < count; ++k) {
+      const uint64_t staged = std::clamp<uint64_t>(entries.at(k), 1, stage);
+      stage_[k + 1] = stage_[k] + staged;
+      widest = std::max(widest, staged);
+    }
     for (Thread& t : threads_)  // mapped, not touched: DRAM as the staging fills (huge pages: the sort scatters)
       t.staged = NumaArray<Staged>(stage_[count]), t.scratch = NumaArray<Staged>(widest), t.full.assign(count, 0);
   }
@@ -122,8 +124,9 @@ class EdgeBuckets {
   }
 
   // fn(rows, entries, count) for batches of bucket k's entries (rows as offsets from the bucket's first
-  // vertex, bucket_first(k)), concurrently on kReadersPerThread threads a core. The bucket's blocks are handed
-  // back to the filesystem after. Batches, not entries: a caller scattering them can start a batch's misses together.
+  // vertex, bucket_first(k)), concurrently on kReadersPerThread threads for each of the run's. The bucket's
+  // blocks are handed back to the filesystem after. Batches, not entries: a caller scattering them can start a
+  // batch's misses together.
   static constexpr size_t kBatch = 256;
   template <class Fn>
   void for_each_batch(size_t k, Fn&& fn) {
