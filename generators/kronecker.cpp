@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <utility>
 
+#if defined(__AVX512F__)
+// GCC 12 warns "may be used uninitialized" inside its own AVX-512 intrinsics (their _mm512_undefined_epi32
+// pass-through), wherever they inline; GCC 13 no longer does.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#endif
+
 namespace strata {
 
 namespace {
-
 
 // Initiator A=0.57, B=C=0.19 out of 10000; 3647 = 0x7FFFFFFF mod 10000 (rejection avoids modulo bias).
 constexpr uint64_t kB = 1900, kC = 1900, kA = 5700;
@@ -17,18 +23,157 @@ constexpr uint64_t kRejectBelow = 3647;
 constexpr int kLanes = 8;
 using Lanes = uint64_t __attribute__((vector_size(kLanes * sizeof(uint64_t))));
 
-// One folding step: x < 2^60 becomes a congruent value < 2^32 (2^31 = 1 mod p).
+// One folding step: x < 2^62 becomes a congruent value < 2^32 (2^31 = 1 mod p).
 inline Lanes fold_lanes(Lanes x) { return (x & kMrgModulus) + (x >> 31); }
 
-inline Lanes reduce_lanes(Lanes x) {  // x < 2^33 to [0, p) on every lane
+inline Lanes reduce_lanes(Lanes x) {  // x < 2^35 to [0, p) on every lane
   x = fold_lanes(x);
   return x - (Lanes(x >= kMrgModulus) & kMrgModulus);
+}
+
+// x * c on every lane, for x, c < 2^32: one 32 x 32 -> 64-bit multiply (a generic 64-bit one costs several
+// where AVX-512 lacks the widening form GCC would need to see).
+inline Lanes mul32(Lanes x, uint64_t c) {
+#if defined(__AVX512F__)
+  return Lanes(_mm512_maskz_mul_epu32(0xFF, __m512i(x), _mm512_set1_epi64(int64_t(c))));
+#else
+  return x * c;
+#endif
 }
 
 inline bool any_lane(Lanes mask) {
   uint64_t any = 0;
   for (int j = 0; j < kLanes; ++j) any |= mask[j];
   return any != 0;
+}
+
+// The stream states of kLanes edges: word k of every lane in z[k] (z[0] = z1, the newest; words < p).
+struct LaneStreams {
+  Lanes z[5];
+  MrgState lane(int j) const {
+    MrgState s;
+    for (int k = 0; k < 5; ++k) s.z[k] = uint32_t(z[k][j]);
+    return s;
+  }
+  // The next draw on every lane (the weight's, after an edge's levels).
+  Lanes next_draw() const { return reduce_lanes(fold_lanes(mul32(z[0], kMrgA1) + mul32(z[4], kMrgA5))); }
+};
+
+// Every lane's stream times m: five rows of five 31 x 31-bit products; three of them sum below 2^64.
+LaneStreams advance(const MrgMatrix& m, const LaneStreams& s) {
+  LaneStreams r;
+  for (int i = 0; i < 5; ++i) {
+    const Lanes head = mul32(s.z[0], m.m[i][0]) + mul32(s.z[1], m.m[i][1]) + mul32(s.z[2], m.m[i][2]);
+    const Lanes tail = mul32(s.z[3], m.m[i][3]) + mul32(s.z[4], m.m[i][4]);
+    r.z[i] = reduce_lanes(fold_lanes(head) + fold_lanes(tail));
+  }
+  return r;
+}
+
+// The edge stride to the power kLanes: the lanes' step from one batch of edges to the next.
+const MrgMatrix& lane_stride() {
+  static const MrgMatrix stride = [] {
+    MrgMatrix t = MrgMatrix::identity();
+    for (int j = 0; j < kLanes; ++j) t = t * mrg_edge_stride();
+    return t;
+  }();
+  return stride;
+}
+
+// One batch's endpoints before the scramble, SCALE draws a lane; `rejected` marks lanes that drew below
+// kRejectBelow (p ~ 1.7e-6 a draw), which the caller redraws one at a time. z is left after the last draw.
+struct Drawn {
+  Lanes src, tgt, rejected;
+};
+
+// Bits are appended high to low (the reference adds n/2 first). Until src and tgt differ, quadrant (1,0) is
+// flipped to (0,1) (clip-and-flip on the diagonal); they stay equal through (0,0) and (1,1) only, so "equal so
+// far" is a running mask, not a comparison of the words.
+struct PortableLevels {
+  static Drawn draw(int scale, LaneStreams& s) {
+    Lanes z1 = s.z[0], z2 = s.z[1], z3 = s.z[2], z4 = s.z[3], z5 = s.z[4];
+    Lanes src = {}, tgt = {}, rejected = {}, equal = ~Lanes{};
+    for (int level = 0; level < scale; ++level) {
+      // The words stay only congruent mod p (< 2^32), which shortens the serial chain from level to level;
+      // the draw itself is fully reduced off that chain.
+      const Lanes folded = fold_lanes(mul32(z1, kMrgA1) + mul32(z5, kMrgA5));
+      z5 = z4, z4 = z3, z3 = z2, z2 = z1, z1 = folded;
+      const Lanes u = reduce_lanes(folded);
+      rejected |= u < kRejectBelow;
+      const Lanes v = u - mul32(mul32(u, 3518437209ULL) >> 45, 10000);  // u % 10000, exact for u < 2^32
+      const Lanes q1 = v < kB;                  // quadrant (0,1); masks are 0 or ~0
+      const Lanes below_a = v < kB + kC;        // (0,1) or (1,0)
+      const Lanes q3 = v >= kB + kC + kA;       // (1,1)
+      const Lanes q2 = below_a & ~q1;           // (1,0)
+      src = (src << 1) - ((q2 & ~equal) | q3);  // a mask is 0 or -1: subtracting it appends its bit
+      tgt = (tgt << 1) - (q1 | q3 | (q2 & equal));
+      equal &= ~below_a;
+    }
+    s.z[0] = z1, s.z[1] = z2, s.z[2] = z3, s.z[3] = z4, s.z[4] = z5;
+    return {src, tgt, rejected};
+  }
+  static Lanes bitreverse(Lanes x) { return bitreverse_words(x); }
+};
+
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+// The same draws with AVX-512's mask registers (a comparison is one instruction, not a compare and a move
+// into a vector of 0 / ~0), a running minimum for the rejection test, and GFNI's bit reversal of bytes.
+struct Avx512Levels {
+  static Drawn draw(int scale, LaneStreams& s) {
+    const __m512i a1 = _mm512_set1_epi64(kMrgA1), a5 = _mm512_set1_epi64(kMrgA5),
+                  p = _mm512_set1_epi64(kMrgModulus), one = _mm512_set1_epi64(1),
+                  magic = _mm512_set1_epi64(3518437209LL), ten_k = _mm512_set1_epi64(10000),
+                  b = _mm512_set1_epi64(kB), bc = _mm512_set1_epi64(kB + kC), bca = _mm512_set1_epi64(kB + kC + kA);
+    __m512i z1 = __m512i(s.z[0]), z2 = __m512i(s.z[1]), z3 = __m512i(s.z[2]), z4 = __m512i(s.z[3]),
+            z5 = __m512i(s.z[4]);
+    __m512i src = _mm512_setzero_si512(), tgt = src, lowest = _mm512_set1_epi64(kMrgModulus);
+    __mmask8 equal = 0xFF;
+    for (int level = 0; level < scale; ++level) {
+      __m512i x = _mm512_add_epi64(_mm512_maskz_mul_epu32(0xFF, z1, a1), _mm512_maskz_mul_epu32(0xFF, z5, a5));
+      x = _mm512_add_epi64(_mm512_and_si512(x, p), _mm512_srli_epi64(x, 31));  // < 2^32, congruent
+      z5 = z4, z4 = z3, z3 = z2, z2 = z1, z1 = x;
+      __m512i u = _mm512_add_epi64(_mm512_and_si512(x, p), _mm512_srli_epi64(x, 31));  // <= p + 1
+      u = _mm512_min_epu64(u, _mm512_sub_epi64(u, p));                                  // [0, p)
+      lowest = _mm512_min_epu64(lowest, u);
+      const __m512i v = _mm512_sub_epi64(u, _mm512_maskz_mul_epu32(0xFF, _mm512_srli_epi64(_mm512_maskz_mul_epu32(0xFF, u, magic), 45), ten_k));
+      const __mmask8 q1 = _mm512_cmplt_epu64_mask(v, b), below_a = _mm512_cmplt_epu64_mask(v, bc);
+      const __mmask8 q3 = _mm512_cmpge_epu64_mask(v, bca), q2 = below_a & ~q1;
+      src = _mm512_add_epi64(src, src);
+      tgt = _mm512_add_epi64(tgt, tgt);
+      src = _mm512_mask_add_epi64(src, __mmask8((q2 & ~equal) | q3), src, one);
+      tgt = _mm512_mask_add_epi64(tgt, __mmask8(q1 | q3 | (q2 & equal)), tgt, one);
+      equal &= ~below_a;
+    }
+    s.z[0] = Lanes(z1), s.z[1] = Lanes(z2), s.z[2] = Lanes(z3), s.z[3] = Lanes(z4), s.z[4] = Lanes(z5);
+    const __mmask8 rejected = _mm512_cmplt_epu64_mask(lowest, _mm512_set1_epi64(kRejectBelow));
+    return {Lanes(src), Lanes(tgt), Lanes(_mm512_movm_epi64(rejected))};
+  }
+#if defined(__GFNI__)
+  static Lanes bitreverse(Lanes x) {  // the bytes of each word reversed, then the bits of each byte
+    const __m512i bytes = _mm512_set_epi64(0x08090A0B0C0D0E0FLL, 0x0001020304050607LL, 0x08090A0B0C0D0E0FLL,
+                                           0x0001020304050607LL, 0x08090A0B0C0D0E0FLL, 0x0001020304050607LL,
+                                           0x08090A0B0C0D0E0FLL, 0x0001020304050607LL);
+    const __m512i swapped = _mm512_shuffle_epi8(__m512i(x), bytes);
+    return Lanes(_mm512_gf2p8affine_epi64_epi8(swapped, _mm512_set1_epi64(int64_t(0x8040201008040201ULL)), 0));
+  }
+#else
+  static Lanes bitreverse(Lanes x) { return bitreverse_words(x); }
+#endif
+};
+using FastestLevels = Avx512Levels;
+#else
+using FastestLevels = PortableLevels;
+#endif
+
+// scramble_words with the level code's bit reversal.
+template <class Levels>
+Lanes scramble_lanes(Lanes v, uint64_t val0, uint64_t val1, int shift) {
+  v += val0 + val1;
+  v *= (val0 | 0x4519840211493211ULL);
+  v = Levels::bitreverse(v) >> shift;
+  v *= (val1 | 0x3050852102C843A5ULL);
+  v = Levels::bitreverse(v) >> shift;
+  return v;
 }
 
 }  // namespace
@@ -72,81 +217,45 @@ void Kronecker::generate_parallel(uint64_t begin, uint64_t end, Edge* out, float
     generate(first, std::min(end, first + piece), out + (first - begin), weights ? weights + (first - begin) : nullptr);
 }
 
-void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out, float* weights) const {
-  if (weights) generate_lanes<true>(begin, end, out, weights);
-  else generate_lanes<false>(begin, end, out, nullptr);
+void Kronecker::generate(uint64_t begin, uint64_t end, Edge* out, float* weights, LaneCode code) const {
+  if (code == LaneCode::kPortable) {
+    if (weights) generate_lanes<true, PortableLevels>(begin, end, out, weights);
+    else generate_lanes<false, PortableLevels>(begin, end, out, nullptr);
+  } else {
+    if (weights) generate_lanes<true, FastestLevels>(begin, end, out, weights);
+    else generate_lanes<false, FastestLevels>(begin, end, out, nullptr);
+  }
 }
 
-template <bool kWeights>
+template <bool kWeights, class Levels>
 void Kronecker::generate_lanes(uint64_t begin, uint64_t end, Edge* out, float* weights) const {
   if (begin >= end) return;
   const MrgMatrix& stride = mrg_edge_stride();
-  MrgMatrix lane_stride = MrgMatrix::identity();
-  for (int j = 0; j < kLanes; ++j) lane_stride = lane_stride * stride;
-
-  // start[k][j]: state word k of lane j's edge stream; lanes hold consecutive edges.
-  uint32_t start[5][kLanes];
+  LaneStreams start;  // lanes hold consecutive edges
   MrgState s = mrg_skip(seed_, 0, begin, 0);
   for (int j = 0; j < kLanes; ++j, s = stride.apply(s))
-    for (int k = 0; k < 5; ++k) start[k][j] = s.z[k];
+    for (int k = 0; k < 5; ++k) start.z[k][j] = s.z[k];
 
-  const int scale = spec_.scale;
-  const int out_shift = 64 - scale;
+  const int out_shift = 64 - spec_.scale;
   for (uint64_t e = begin; e < end; e += kLanes) {
-    // z[slot]: the five state words of all lanes as a ring; z1 sits at slot r, z_k at slot (r + k - 1) % 5.
-    Lanes z[5];
-    for (int k = 0; k < 5; ++k)
-      for (int j = 0; j < kLanes; ++j) z[k][j] = start[k][j];
-    Lanes src = {}, tgt = {}, rejected = {};
-    int r = 0;
-    for (int level = 0; level < scale; ++level) {
-      const int s5 = (r + 4) % 5;
-      // The ring keeps words only congruent mod p (< 2^32), which shortens the serial chain from level to
-      // level; the draw itself is fully reduced off that chain.
-      const Lanes folded = fold_lanes(kMrgA1 * z[r] + kMrgA5 * z[s5]);
-      z[s5] = folded;  // the new z1 replaces the dropped z5
-      r = s5;
-      const Lanes u = reduce_lanes(folded);
-      rejected |= u < kRejectBelow;  // rare (p ~ 1.7e-6 a draw): such batches are redone below
-      const Lanes v = u - ((u * 3518437209ULL) >> 45) * 10000;  // u % 10000, exact for u < 2^32
-      const Lanes q1 = v < kB;                              // quadrant (0,1); masks are 0 or ~0
-      const Lanes q2 = (v >= kB) & (v < kB + kC);           // quadrant (1,0)
-      const Lanes q3 = v >= kB + kC + kA;                   // quadrant (1,1)
-      const Lanes flip = (src == tgt) & q2;                 // clip-and-flip on the diagonal
-      const int shift = scale - 1 - level;
-      src += (((q2 | q3) & ~flip) & 1) << shift;
-      tgt += ((q1 | q3 | flip) & 1) << shift;
-    }
-    src = scramble_words(src, val0_, val1_, out_shift);
-    tgt = scramble_words(tgt, val0_, val1_, out_shift);
+    LaneStreams z = start;
+    const Drawn d = Levels::draw(spec_.scale, z);
+    const Lanes src = scramble_lanes<Levels>(d.src, val0_, val1_, out_shift);
+    const Lanes tgt = scramble_lanes<Levels>(d.tgt, val0_, val1_, out_shift);
     const int n = int(std::min<uint64_t>(kLanes, end - e));
     for (int j = 0; j < n; ++j) out[e - begin + j] = {src[j], tgt[j]};
-    if constexpr (kWeights) {  // the next draw on each lane's stream
-      const Lanes u = reduce_lanes(fold_lanes(kMrgA1 * z[r] + kMrgA5 * z[(r + 4) % 5]));
+    if constexpr (kWeights) {
+      const Lanes u = z.next_draw();
       for (int j = 0; j < n; ++j) weights[e - begin + j] = weight_from_draw(uint32_t(u[j]));
     }
-    if (any_lane(rejected)) [[unlikely]] {
+    if (any_lane(d.rejected)) [[unlikely]] {
       for (int j = 0; j < n; ++j) {
-        MrgState lane;
-        for (int k = 0; k < 5; ++k) lane.z[k] = start[k][j];
+        MrgState lane = start.lane(j);
         out[e - begin + j] = edge_from_stream(lane);
         if constexpr (kWeights) weights[e - begin + j] = weight_from_draw(lane.next());
       }
     }
-
-    // Advance every lane by kLanes edges: start = T^(kLanes * 2^64) * start, as one SoA matrix product.
-    uint32_t next[5][kLanes];
-    for (int i = 0; i < 5; ++i)
-      for (int j = 0; j < kLanes; ++j) {
-        uint64_t acc = 0;
-        for (int k = 0; k < 5; ++k) {
-          const uint64_t x = uint64_t(lane_stride.m[i][k]) * start[k][j];
-          acc += (x & kMrgModulus) + (x >> 31);  // < 2^32 each, so five fit easily
-        }
-        next[i][j] = uint32_t(mrg_reduce(acc));
-      }
-    for (int i = 0; i < 5; ++i)
-      for (int j = 0; j < kLanes; ++j) start[i][j] = next[i][j];
+    start = advance(lane_stride(), start);
   }
 }
 

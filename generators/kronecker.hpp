@@ -59,6 +59,10 @@ inline W scramble_words(W v, uint64_t val0, uint64_t val1, int shift) {
   return v;
 }
 
+// Which code draws the generator's lanes: the fastest this build has (AVX-512 where the compiler targets it), or
+// the portable one (GCC vector extensions); both give the same edges, which the tests check.
+enum class LaneCode { kFastest, kPortable };
+
 class Kronecker {
  public:
   explicit Kronecker(const KroneckerSpec& spec);
@@ -67,7 +71,8 @@ class Kronecker {
   // Writes edges [begin, end) to out[0 .. end-begin), and with `weights` their kernel-3 weights to
   // weights[0 .. end-begin): the draw after each tuple's endpoint draws on its own substream (SSSP.md 1.1), so
   // the edges are the same with or without them and a BFS-only caller pays nothing.
-  void generate(uint64_t begin, uint64_t end, Edge* out, float* weights = nullptr) const;
+  void generate(uint64_t begin, uint64_t end, Edge* out, float* weights = nullptr,
+                LaneCode code = LaneCode::kFastest) const;
   // The same, split across the OpenMP team (for callers that need one large block in order).
   void generate_parallel(uint64_t begin, uint64_t end, Edge* out, float* weights = nullptr) const;
   // The reference's vertex permutation, a bijection on [0, N).
@@ -79,7 +84,7 @@ class Kronecker {
   // Edge from its stream state, one draw at a time (the lanes' fallback for rejected draws); the stream is
   // left after the edge's last draw (the weight's draw is next).
   Edge edge_from_stream(MrgState& s) const;
-  template <bool kWeights>
+  template <bool kWeights, class Levels>
   void generate_lanes(uint64_t begin, uint64_t end, Edge* out, float* weights) const;
 
   KroneckerSpec spec_;
