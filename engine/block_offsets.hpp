@@ -30,7 +30,9 @@ class BlockOffsets {
   BlockOffsets() = default;
   // full: n + 1 non-decreasing offsets. The 16-bit region starts at split_ (a multiple of 64), after the last
   // word whose lists span 2^16 entries or more. narrow = false keeps 4 bytes everywhere.
-  explicit BlockOffsets(const NumaArray<uint64_t>& full, bool narrow = true) {
+  // Off: uint64_t, or uint32_t where the entries' count allows (kernel 1's in-core bounds).
+  template <class Off>
+  explicit BlockOffsets(const NumaArray<Off>& full, bool narrow = true) {
     const uint64_t n = full.size() - 1;
     split_ = (n + kWord - 1) / kWord * kWord;
     for (uint64_t w = split_ / kWord; narrow && w > 0; --w) {
@@ -82,7 +84,8 @@ class BlockOffsets {
   }
 
  private:
-  bool fits(const NumaArray<uint64_t>& full, uint64_t count, int shift) const {
+  template <class Off>
+  bool fits(const NumaArray<Off>& full, uint64_t count, int shift) const {
     const uint64_t block = uint64_t(1) << shift;
     for (uint64_t b = 0; b < count; b += block) {
       const uint64_t last = std::min(count, b + block) - 1;

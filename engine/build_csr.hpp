@@ -1,7 +1,7 @@
 // Kernel 1: builds the search CSR from an edge source in two streaming passes (count, fill), never holding
-// the tuple list. Peak memory is the pre-dedup adjacency (2 ids per tuple) + offsets + one id array:
-// 8.75 bytes per tuple with 32-bit ids. Duplicates are then removed and their pages handed back as the
-// compaction sweeps past them.
+// the tuple list. Peak memory is the pre-dedup adjacency (2 ids per tuple) + the list bounds (4 bytes a vertex
+// to SCALE 26 at edgefactor 16, then 8) + one id array: 8.5 bytes per tuple with 32-bit ids (8.75 beyond SCALE
+// 26). Duplicates are then removed and their pages handed back as the compaction sweeps past them.
 #pragma once
 #include <omp.h>
 
@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
+#include "engine/memory.hpp"
 #include "generators/kronecker.hpp"
 
 namespace strata {
@@ -145,36 +147,102 @@ void count_degrees(std::span<const Edge> edges, NumaArray<Id>& degree) {
 }
 
 // The degree count of one pass over the tuples on the OpenMP team: add() from any of its threads, then finish().
-// A shared array takes a locked increment an endpoint; while the counters are small enough to sit in the
-// last-level cache (SCALE 23 and below with 32-bit ids), each thread counts into its own copy with plain
-// increments instead, and finish() sums the copies (SCALE 22, 2 threads: 0.57 -> 0.28 s). The copies are
-// kernel 0's only DRAM beside the counters: threads x kOwnCopiesUpTo at most.
+// One shared array costs a locked increment an end and, once the counters outgrow the caches, a DRAM line each
+// (SCALE 28: 8.6 G ends into 1 GiB of counters, 57 s of kernel 0's pass). So, by the counters' size:
+// - up to kOwnCopiesUpTo (the last-level cache; SCALE 23 with 32-bit ids): each thread counts into its own copy
+//   with plain increments, and finish() sums the copies (SCALE 22, 2 threads: 0.57 -> 0.28 s);
+// - beyond: each thread stages its ends by block of 2^16 vertices (a 16-bit offset an end; a block's counters fit
+//   L2) and counts a block's ends when its staging fills, under the block's lock, so a line of counters fetched
+//   serves about four increments instead of one. The staging is half a byte a vertex a thread (1/8 of 32-bit
+//   counters).
+// kShared (one array, locked increments) is what a single thread gets for small counters, and a test's choice.
 template <class Id>
 class DegreeCount {
  public:
+  enum class Mode { kShared, kOwnCopies, kBlocks };
   static constexpr uint64_t kOwnCopiesUpTo = uint64_t(32) << 20;
-  explicit DegreeCount(NumaArray<Id>& degree, uint64_t own_copies_up_to = kOwnCopiesUpTo) : degree_(degree) {
-    if (degree.bytes() <= own_copies_up_to && omp_get_max_threads() > 1)
-      for (int t = 0; t < omp_get_max_threads(); ++t) own_.emplace_back(degree.size());
+  static Mode mode_for(uint64_t counter_bytes, int threads) {
+    if (counter_bytes > kOwnCopiesUpTo) return Mode::kBlocks;
+    return threads > 1 ? Mode::kOwnCopies : Mode::kShared;
   }
+
+  explicit DegreeCount(NumaArray<Id>& degree) : DegreeCount(degree, mode_for(degree.bytes(), omp_get_max_threads())) {}
+  DegreeCount(NumaArray<Id>& degree, Mode mode) : degree_(degree), mode_(mode) {
+    const size_t threads = size_t(omp_get_max_threads());
+    if (mode_ == Mode::kOwnCopies)
+      for (size_t t = 0; t < threads; ++t) own_.emplace_back(degree.size());
+    if (mode_ == Mode::kBlocks) {
+      blocks_ = (degree.size() + kBlock - 1) / kBlock;
+      locks_ = std::make_unique<std::atomic<bool>[]>(blocks_);
+      for (size_t t = 0; t < threads; ++t) staging_.push_back({NumaArray<uint16_t>(blocks_ * kStaged), std::vector<uint32_t>(blocks_)});
+    }
+  }
+
   void add(std::span<const Edge> edges) {
-    if (own_.empty()) count_degrees(edges, degree_);
-    else count_degrees<Id, false>(edges, own_[size_t(omp_get_thread_num())]);
+    switch (mode_) {
+      case Mode::kShared: return count_degrees(edges, degree_);
+      case Mode::kOwnCopies: return count_degrees<Id, false>(edges, own_[size_t(omp_get_thread_num())]);
+      case Mode::kBlocks: {
+        Staging& s = staging_[size_t(omp_get_thread_num())];
+        for (const Edge& e : edges) {
+          if (e.u == e.v) continue;
+          stage(s, e.u);
+          stage(s, e.v);
+        }
+      }
+    }
   }
+
   void finish() {
-    if (own_.empty()) return;
+    if (mode_ == Mode::kOwnCopies) {
 #pragma omp parallel for schedule(static)
-    for (uint64_t v = 0; v < degree_.size(); ++v) {
-      Id sum = degree_[v];
-      for (const NumaArray<Id>& copy : own_) sum += copy[v];
-      degree_[v] = sum;
+      for (uint64_t v = 0; v < degree_.size(); ++v) {
+        Id sum = degree_[v];
+        for (const NumaArray<Id>& copy : own_) sum += copy[v];
+        degree_[v] = sum;
+      }
+    }
+    if (mode_ == Mode::kBlocks) {
+#pragma omp parallel for schedule(dynamic, 16)
+      for (uint64_t b = 0; b < blocks_; ++b)
+        for (Staging& s : staging_) count_block(s, b);
     }
     own_.clear();
+    staging_.clear();
   }
 
  private:
+  static constexpr uint64_t kBlock = uint64_t(1) << 16;  // vertices a block: 256 KiB of 32-bit counters
+  static constexpr uint64_t kStaged = uint64_t(1) << 14;  // ends staged a block a thread: 4 a line of them
+  struct Staging {
+    NumaArray<uint16_t> ends;    // block b's at [b * kStaged, + fill[b])
+    std::vector<uint32_t> fill;
+  };
+
+  void stage(Staging& s, uint64_t end) {
+    const uint64_t b = end / kBlock;
+    uint32_t& fill = s.fill[b];
+    s.ends[b * kStaged + fill] = uint16_t(end % kBlock);
+    if (++fill == kStaged) count_block(s, b);
+  }
+  void count_block(Staging& s, uint64_t b) {
+    if (s.fill[b] == 0) return;
+    std::atomic<bool>& lock = locks_[b];
+    while (lock.exchange(true, std::memory_order_acquire))
+      while (lock.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+    Id* counters = degree_.data() + b * kBlock;
+    const uint16_t* ends = s.ends.data() + b * kStaged;
+    for (uint32_t i = 0; i < s.fill[b]; ++i) ++counters[ends[i]];
+    lock.store(false, std::memory_order_release);
+    s.fill[b] = 0;
+  }
+
   NumaArray<Id>& degree_;
+  Mode mode_;
   std::vector<NumaArray<Id>> own_;
+  uint64_t blocks_ = 0;
+  std::unique_ptr<std::atomic<bool>[]> locks_;
+  std::vector<Staging> staging_;
 };
 
 // Degrees by input label counted as kernel 0 generated (or read) the tuples, so that kernel 1 needs no pass of
@@ -251,8 +319,8 @@ NumaArray<Id> invert_labels(const NumaArray<Id>& label) {
 // ids below id_limit. A list that shrank ends with a kNoVertex<Id> sentinel (larger than any id, so it cannot be
 // mistaken for a neighbour). Lists come ordered by length (ids are degree-ordered), so the long lists (most
 // of the entries) come first: one list at a time with a radix sort, then the short ones with std::sort.
-template <class Id>
-void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint64_t id_limit) {
+template <class Id, class Off>
+void sort_and_dedup_lists(Id* adj, const Off* offsets, uint64_t count, uint64_t id_limit) {
   const uint64_t base = offsets[0];
   uint64_t long_lists = 0, hi = count;  // list lengths do not increase with the id
   while (long_lists < hi) {
@@ -289,8 +357,8 @@ void sort_and_dedup_lists(Id* adj, const uint64_t* offsets, uint64_t count, uint
 // lists (list i: adj[raw[i] - raw[0], raw[i + 1] - raw[0]), ended early by a kNoVertex sentinel where one
 // shrank) moved to the front of adj in order. on_list(i, start, old_start, kept, removed) follows each move
 // (start: the list's new first entry in adj). Returns the entries kept.
-template <class Entry, class OnList>
-uint64_t squish_lists(Entry* adj, const uint64_t* raw, uint64_t count, OnList&& on_list) {
+template <class Entry, class Off, class OnList>
+uint64_t squish_lists(Entry* adj, const Off* raw, uint64_t count, OnList&& on_list) {
   using Id = decltype(entry_id(std::declval<Entry>()));
   const uint64_t base = raw[0];
   uint64_t write = 0;
@@ -307,8 +375,8 @@ uint64_t squish_lists(Entry* adj, const uint64_t* raw, uint64_t count, OnList&& 
 
 // The weighted lists' sort: each list by (id, weight), so that deduplication keeps each neighbour's lightest
 // copy; a list that shrank ends with a kNoVertex<Id> sentinel, like sort_and_dedup_lists'.
-template <class Id, class W>
-void sort_and_dedup_weighted_lists(Id* adj, W* weights, const uint64_t* offsets, uint64_t count) {
+template <class Id, class W, class Off>
+void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint64_t count) {
 #pragma omp parallel
   {
     std::vector<std::pair<Id, W>> scratch;
@@ -347,22 +415,19 @@ void sort_and_dedup_lists_by_weight(NodeWeight<Id>* adj, const uint64_t* offsets
   }
 }
 
-// Source: spec() and for_each_edge_chunk(fn(first, span<const Edge>)) (GeneratedEdges, GraphDir); weighted (W
-// not void), for_each_weighted_chunk(fn(first, span<const Edge>, span<const float>)) too. A weighted build holds
-// a weight beside each pre-dedup entry: 16.75 bytes a tuple at its peak with 32-bit ids and float weights.
-template <class Id, class W = void, class Source>
-Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, CountedDegrees* counted = nullptr) {
+namespace build_detail {
+
+// Kernel 1's second pass and the rest, over list bounds of type Off (offsets: n + 1 raw list starts over internal
+// ids): scatter both directions of every tuple, offsets[v] serving as v's cursor, then sort, deduplicate and
+// compact the lists into g.
+template <class Id, class W, class Off, class Source>
+void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>& offsets, Csr<Id, W>& g,
+                const BuildProgress& progress) {
   using build_detail::kBatch;
   constexpr bool kWeighted = !std::is_void_v<W>;
-  const uint64_t n = source.spec().vertex_count();
+  const uint64_t n = g.n;
   const uint64_t m = source.spec().edge_count();
-  Csr<Id, W> g;
-  g.n = n;
-  NumaArray<Id> label;  // internal id of each input label
-  NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress, counted);
   std::atomic<uint64_t> done{0};
-
-  // Pass 2: scatter both directions; offsets[v] serves as v's cursor and ends at the start of v + 1.
   g.adj = NumaArray<Id>(offsets[n]);
   if constexpr (kWeighted) g.weights = NumaArray<W>(offsets[n]);
   auto scatter = [&](std::span<const Edge> edges, [[maybe_unused]] const float* weight) {
@@ -383,21 +448,16 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, C
       // The writes' lines too: each lands at random in the adjacency, and a cursor read early is close enough.
       for (size_t j = 0; j < nb; ++j) {
         if (b[j] == kNoVertex<Id>) continue;
-        __builtin_prefetch(&g.adj[std::atomic_ref<uint64_t>(offsets[a[j]]).load(std::memory_order_relaxed)], 1);
-        __builtin_prefetch(&g.adj[std::atomic_ref<uint64_t>(offsets[b[j]]).load(std::memory_order_relaxed)], 1);
+        __builtin_prefetch(&g.adj[std::atomic_ref<Off>(offsets[a[j]]).load(std::memory_order_relaxed)], 1);
+        __builtin_prefetch(&g.adj[std::atomic_ref<Off>(offsets[b[j]]).load(std::memory_order_relaxed)], 1);
       }
       for (size_t j = 0; j < nb; ++j) {
         if (b[j] == kNoVertex<Id>) continue;  // a self-loop
-        if constexpr (kWeighted) {
-          const uint64_t at_a = build_detail::fetch_add(offsets[a[j]], uint64_t(1));
-          const uint64_t at_b = build_detail::fetch_add(offsets[b[j]], uint64_t(1));
-          g.adj[at_a] = b[j];
-          g.adj[at_b] = a[j];
-          g.weights[at_a] = g.weights[at_b] = W(weight[i + j]);
-        } else {
-          g.adj[build_detail::fetch_add(offsets[a[j]], uint64_t(1))] = b[j];
-          g.adj[build_detail::fetch_add(offsets[b[j]], uint64_t(1))] = a[j];
-        }
+        const Off at_a = fetch_add(offsets[a[j]], Off(1));
+        const Off at_b = fetch_add(offsets[b[j]], Off(1));
+        g.adj[at_a] = b[j];
+        g.adj[at_b] = a[j];
+        if constexpr (kWeighted) g.weights[at_a] = g.weights[at_b] = W(weight[i + j]);
       }
     }
     const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
@@ -407,7 +467,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, C
     source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> e, std::span<const float> w) { scatter(e, w.data()); });
   else
     source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> e) { scatter(e, nullptr); });
-  std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(uint64_t));
+  std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(Off));
   offsets[0] = 0;
 
   if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.data(), offsets.data(), n);
@@ -421,7 +481,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, C
                                                                             uint64_t kept, uint64_t removed) {
     if constexpr (kWeighted)
       if (start != old_start) std::memmove(g.weights.data() + start, g.weights.data() + old_start, kept * sizeof(W));
-    offsets[v] = start;
+    offsets[v] = Off(start);
     Csr<Id, W>::note_duplicates(g.duplicates[v], g.many_duplicates, v, removed);
     const uint64_t end = start + kept, old_end = old_start + kept + removed;
     if (old_end - released > (uint64_t(1) << 22)) {  // dead space [end, old_end) back to the OS
@@ -430,14 +490,36 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, C
       released = old_end;
     }
   });
-  offsets[n] = write;
+  offsets[n] = Off(write);
   g.adj.shrink(write);
   if constexpr (kWeighted) g.weights.shrink(write);
 
   // 4-byte offsets in-core: 2-byte ones measured 0.95 of the TEPS, and the adjacency dominates memory here.
   g.offsets = BlockOffsets(offsets, /*narrow=*/false);
-  offsets = NumaArray<uint64_t>();
+}
 
+}  // namespace build_detail
+
+// Source: spec() and for_each_edge_chunk(fn(first, span<const Edge>)) (GeneratedEdges, GraphDir); weighted (W
+// not void), for_each_weighted_chunk(fn(first, span<const Edge>, span<const float>)) too. A weighted build holds
+// a weight beside each pre-dedup entry: 16.5 bytes a tuple at its peak with 32-bit ids and float weights.
+// The list bounds are 32-bit while the entries' count allows (to SCALE 26 at edgefactor 16): 4 bytes a vertex
+// less at the peak, and the scatter's cursors half the random footprint.
+template <class Id, class W = void, class Source>
+Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, CountedDegrees* counted = nullptr) {
+  const uint64_t n = source.spec().vertex_count();
+  Csr<Id, W> g;
+  g.n = n;
+  NumaArray<Id> label;  // internal id of each input label
+  NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress, counted);
+  if (build_bound_bytes(offsets[n]) == 4) {
+    NumaArray<uint32_t> narrow(n + 1);
+    for (uint64_t v = 0; v <= n; ++v) narrow[v] = uint32_t(offsets[v]);
+    offsets = NumaArray<uint64_t>();
+    build_detail::fill_lists(source, label, narrow, g, progress);
+  } else {
+    build_detail::fill_lists(source, label, offsets, g, progress);
+  }
   g.to_input = invert_labels(label);
   return g;
 }

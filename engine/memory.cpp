@@ -127,7 +127,7 @@ uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_bat
   // Before deduplication, an upper bound; weighted, a float beside each entry and kernel 3's search (a 64-bit
   // state word, the distances by label, confirmed bits).
   const uint64_t adjacency = 2 * m * (id + (weighted ? 4 : 0)) + (weighted ? sssp_search_bytes(n) : 0);
-  const uint64_t build = adjacency + n * (8 + id);                      // + 64-bit offsets, relabel map
+  const uint64_t build = adjacency + n * (build_bound_bytes(2 * m) + id);  // + list bounds, relabel map
   const uint64_t search = adjacency + n * (4 + id + 1)                  // + block offsets, label map, duplicates
                           + 2 * n * id                                  // + internal and output parent arrays
                           + (against_csr ? csr_validation_bytes(n, 2 * m, id_bytes)      // + the CSR validator
@@ -167,7 +167,7 @@ uint64_t search_state_bytes(uint64_t n, int id_bytes, int kept) {
 
 int validation_batch_within_build_peak(uint64_t n, int id_bytes, uint64_t raw_entries, uint64_t graph_bytes, int roots) {
   const uint64_t id = uint64_t(id_bytes);
-  const uint64_t build_peak = raw_entries * id + n * (8 + id);  // pre-dedup adjacency, offsets, relabel map
+  const uint64_t build_peak = raw_entries * id + n * (build_bound_bytes(raw_entries) + id);  // adjacency, bounds, map
   const uint64_t in_use = graph_bytes + 2 * n * id + n / 4;     // graph, two parent arrays, bitmaps
   return validation_slots_within(n, id_bytes, build_peak > in_use ? build_peak - in_use : 0, roots);
 }

@@ -11,7 +11,10 @@ namespace strata {
 
 uint64_t available_memory_bytes();
 
-// Peak of kernel 1 (pre-dedup adjacency, offsets, relabel map) or of the search with its validation (a batch
+// Kernel 1's in-core list bounds, bytes a vertex: 32-bit while the pre-dedup entries fit them (build_csr).
+inline uint64_t build_bound_bytes(uint64_t raw_entries) { return raw_entries <= UINT32_MAX ? 4 : 8; }
+
+// Peak of kernel 1 (pre-dedup adjacency, list bounds, relabel map) or of the search with its validation (a batch
 // of kept results, or the CSR validator), whichever is larger.
 uint64_t in_core_bytes(const KroneckerSpec& spec, int id_bytes, int validate_batch, bool against_csr = false,
                        bool weighted = false);

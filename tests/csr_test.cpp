@@ -103,21 +103,25 @@ TEST(Csr, DegreesCountedByKernelZeroGiveTheSameGraph) {
   expect_matches_boost(static_cast<const Csr<uint32_t>&>(b), edges);
 }
 
-// The team's count, in one shared array (locked increments) or in each thread's own copy summed at the end,
-// equals a serial count of the non-self-loop ends.
-TEST(Csr, DegreeCountSharedOrInCopiesEqualsSerialCount) {
-  KroneckerSpec spec{15, 16, 2, 3};  // eight chunks, so every thread of the team counts
+// The team's count -- in one shared array (locked increments), in each thread's own copy summed at the end, or
+// staged by block of vertices -- equals a serial count of the non-self-loop ends.
+TEST(Csr, DegreeCountEveryModeEqualsSerialCount) {
+  KroneckerSpec spec{17, 16, 2, 3};  // 32 chunks, so every thread of the team counts; two blocks of vertices
   const std::vector<Edge> edges = all_edges(spec);
-  std::vector<uint64_t> serial(spec.vertex_count());
+  std::vector<uint32_t> serial(spec.vertex_count());
   for (const Edge& e : edges)
     if (e.u != e.v) ++serial[e.u], ++serial[e.v];
-  for (uint64_t own_copies_up_to : {uint64_t(0), DegreeCount<uint64_t>::kOwnCopiesUpTo}) {
-    NumaArray<uint64_t> degree(spec.vertex_count());
-    DegreeCount<uint64_t> count(degree, own_copies_up_to);
+  using Count = DegreeCount<uint32_t>;
+  for (Count::Mode mode : {Count::Mode::kShared, Count::Mode::kOwnCopies, Count::Mode::kBlocks}) {
+    NumaArray<uint32_t> degree(spec.vertex_count());
+    Count count(degree, mode);
     for_each_edge_chunk(Kronecker(spec), [&](uint64_t, std::span<const Edge> chunk) { count.add(chunk); });
     count.finish();
-    for (uint64_t v = 0; v < serial.size(); ++v) ASSERT_EQ(degree[v], serial[v]) << "vertex " << v << ", copies up to " << own_copies_up_to;
+    for (uint64_t v = 0; v < serial.size(); ++v) ASSERT_EQ(degree[v], serial[v]) << "vertex " << v << ", mode " << int(mode);
   }
+  EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo, 2), Count::Mode::kOwnCopies);
+  EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo, 1), Count::Mode::kShared);
+  EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo + 1, 1), Count::Mode::kBlocks);
 }
 
 TEST(Csr, RawDegreeGivesReferenceNedge) {
