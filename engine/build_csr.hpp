@@ -149,32 +149,36 @@ void count_degrees(std::span<const Edge> edges, NumaArray<Id>& degree) {
 // The degree count of one pass over the tuples on the OpenMP team: add() from any of its threads, then finish().
 // One shared array costs a locked increment an end and, once the counters outgrow the caches, a DRAM line each
 // (SCALE 28: 8.6 G ends into 1 GiB of counters, 57 s of kernel 0's pass). So, by the counters' size:
-// - up to kOwnCopiesUpTo (the last-level cache; SCALE 23 with 32-bit ids): each thread counts into its own copy
-//   with plain increments, and finish() sums the copies (SCALE 22, 2 threads: 0.57 -> 0.28 s);
+// - up to kOwnCopiesUpTo (the last-level cache; SCALE 23 with 32-bit ids), while the copies together stay within
+//   kOwnCopiesAtMost: each thread counts into its own copy with plain increments, and finish() sums the copies
+//   (SCALE 22, 2 threads: 0.57 -> 0.28 s);
 // - beyond: each thread stages its ends by block of 2^16 vertices (a 16-bit offset an end; a block's counters fit
-//   L2) and counts a block's ends when its staging fills, under the block's lock, so a line of counters fetched
-//   serves about four increments instead of one. The staging is half a byte a vertex a thread (1/8 of 32-bit
-//   counters).
-// kShared (one array, locked increments) is what a single thread gets for small counters, and a test's choice.
+//   L2) and counts a block's ends when its staging fills, under the block's lock. All the threads' staging
+//   together is a quarter of the counters' bytes, so a line of counters fetched serves 8 / threads increments
+//   instead of one: worth it up to 4 threads (2: four a line; SCALE 26, 1.75 GiB cap: 13.0 -> 8.1 s);
+// - otherwise one shared array (kShared; also a test's choice).
 template <class Id>
 class DegreeCount {
  public:
   enum class Mode { kShared, kOwnCopies, kBlocks };
   static constexpr uint64_t kOwnCopiesUpTo = uint64_t(32) << 20;
+  static constexpr uint64_t kOwnCopiesAtMost = uint64_t(64) << 20;
   static Mode mode_for(uint64_t counter_bytes, int threads) {
-    if (counter_bytes > kOwnCopiesUpTo) return Mode::kBlocks;
-    return threads > 1 ? Mode::kOwnCopies : Mode::kShared;
+    if (counter_bytes <= kOwnCopiesUpTo)
+      return threads > 1 && uint64_t(threads) * counter_bytes <= kOwnCopiesAtMost ? Mode::kOwnCopies : Mode::kShared;
+    return staged_a_block(threads) >= 2 * kBlockLines ? Mode::kBlocks : Mode::kShared;
   }
 
   explicit DegreeCount(NumaArray<Id>& degree) : DegreeCount(degree, mode_for(degree.bytes(), omp_get_max_threads())) {}
   DegreeCount(NumaArray<Id>& degree, Mode mode) : degree_(degree), mode_(mode) {
-    const size_t threads = size_t(omp_get_max_threads());
+    const int threads = omp_get_max_threads();
     if (mode_ == Mode::kOwnCopies)
-      for (size_t t = 0; t < threads; ++t) own_.emplace_back(degree.size());
+      for (int t = 0; t < threads; ++t) own_.emplace_back(degree.size());
     if (mode_ == Mode::kBlocks) {
       blocks_ = (degree.size() + kBlock - 1) / kBlock;
+      staged_ = std::max<uint64_t>(staged_a_block(threads), 1);
       locks_ = std::make_unique<std::atomic<bool>[]>(blocks_);
-      for (size_t t = 0; t < threads; ++t) staging_.push_back({NumaArray<uint16_t>(blocks_ * kStaged), std::vector<uint32_t>(blocks_)});
+      for (int t = 0; t < threads; ++t) staging_.push_back({NumaArray<uint16_t>(blocks_ * staged_), std::vector<uint32_t>(blocks_)});
     }
   }
 
@@ -213,17 +217,19 @@ class DegreeCount {
 
  private:
   static constexpr uint64_t kBlock = uint64_t(1) << 16;  // vertices a block: 256 KiB of 32-bit counters
-  static constexpr uint64_t kStaged = uint64_t(1) << 14;  // ends staged a block a thread: 4 a line of them
+  static constexpr uint64_t kBlockLines = kBlock * sizeof(Id) / 64;
+  // Ends staged a block a thread (2 bytes each): all the threads' staging a quarter of the counters' bytes.
+  static uint64_t staged_a_block(int threads) { return kBlock * sizeof(Id) / 4 / 2 / uint64_t(std::max(threads, 1)); }
   struct Staging {
-    NumaArray<uint16_t> ends;    // block b's at [b * kStaged, + fill[b])
+    NumaArray<uint16_t> ends;    // block b's at [b * staged_, + fill[b])
     std::vector<uint32_t> fill;
   };
 
   void stage(Staging& s, uint64_t end) {
     const uint64_t b = end / kBlock;
     uint32_t& fill = s.fill[b];
-    s.ends[b * kStaged + fill] = uint16_t(end % kBlock);
-    if (++fill == kStaged) count_block(s, b);
+    s.ends[b * staged_ + fill] = uint16_t(end % kBlock);
+    if (++fill == staged_) count_block(s, b);
   }
   void count_block(Staging& s, uint64_t b) {
     if (s.fill[b] == 0) return;
@@ -231,7 +237,7 @@ class DegreeCount {
     while (lock.exchange(true, std::memory_order_acquire))
       while (lock.load(std::memory_order_relaxed)) __builtin_ia32_pause();
     Id* counters = degree_.data() + b * kBlock;
-    const uint16_t* ends = s.ends.data() + b * kStaged;
+    const uint16_t* ends = s.ends.data() + b * staged_;
     for (uint32_t i = 0; i < s.fill[b]; ++i) ++counters[ends[i]];
     lock.store(false, std::memory_order_release);
     s.fill[b] = 0;
@@ -240,7 +246,7 @@ class DegreeCount {
   NumaArray<Id>& degree_;
   Mode mode_;
   std::vector<NumaArray<Id>> own_;
-  uint64_t blocks_ = 0;
+  uint64_t blocks_ = 0, staged_ = 0;
   std::unique_ptr<std::atomic<bool>[]> locks_;
   std::vector<Staging> staging_;
 };

@@ -122,6 +122,13 @@ TEST(Csr, DegreeCountEveryModeEqualsSerialCount) {
   EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo, 2), Count::Mode::kOwnCopies);
   EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo, 1), Count::Mode::kShared);
   EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo + 1, 1), Count::Mode::kBlocks);
+  EXPECT_EQ(Count::mode_for(uint64_t(1) << 30, 2), Count::Mode::kBlocks);
+  // Bounded memory with many threads: the copies together at most kOwnCopiesAtMost; the staging a quarter of
+  // the counters, too little a thread beyond 4 threads to reuse the lines.
+  EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo, 4), Count::Mode::kShared);
+  EXPECT_EQ(Count::mode_for(Count::kOwnCopiesUpTo / 16, 32), Count::Mode::kOwnCopies);
+  EXPECT_EQ(Count::mode_for(uint64_t(1) << 30, 4), Count::Mode::kBlocks);
+  EXPECT_EQ(Count::mode_for(uint64_t(1) << 30, 8), Count::Mode::kShared);
 }
 
 TEST(Csr, RawDegreeGivesReferenceNedge) {
