@@ -11,10 +11,12 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
 #include "engine/memory.hpp"
@@ -183,11 +185,16 @@ class DegreeCount {
   }
 
   void add(std::span<const Edge> edges) {
+    const size_t t = size_t(omp_get_thread_num());
+    const size_t made_for = std::max(own_.size(), staging_.size());
+    if (mode_ != Mode::kShared && t >= made_for)  // a larger team than at construction: a caller's bug
+      throw Error("internal: a degree count made for " + std::to_string(made_for) + " threads was given thread " +
+                  std::to_string(t));
     switch (mode_) {
       case Mode::kShared: return count_degrees(edges, degree_);
-      case Mode::kOwnCopies: return count_degrees<Id, false>(edges, own_[size_t(omp_get_thread_num())]);
+      case Mode::kOwnCopies: return count_degrees<Id, false>(edges, own_[t]);
       case Mode::kBlocks: {
-        Staging& s = staging_[size_t(omp_get_thread_num())];
+        Staging& s = staging_[t];
         for (const Edge& e : edges) {
           if (e.u == e.v) continue;
           stage(s, e.u);
@@ -235,7 +242,11 @@ class DegreeCount {
     if (s.fill[b] == 0) return;
     std::atomic<bool>& lock = locks_[b];
     while (lock.exchange(true, std::memory_order_acquire))
-      while (lock.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+      while (lock.load(std::memory_order_relaxed)) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      }
     Id* counters = degree_.data() + b * kBlock;
     const uint16_t* ends = s.ends.data() + b * staged_;
     for (uint32_t i = 0; i < s.fill[b]; ++i) ++counters[ends[i]];
