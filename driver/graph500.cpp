@@ -275,7 +275,7 @@ double kernel0(const Source& source, const RunHooks& hooks, CountedDegrees* coun
   double share = 0;
   for (double t : counting) share += t;
   share /= double(counting.size());
-  if (count) {  // the threads' copies summed: all of it the count's
+  if (count) {  // the threads' copies summed or their staged ends counted: all of it the count's
     const double c0 = now();
     count->finish();
     share += now() - c0;

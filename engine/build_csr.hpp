@@ -440,7 +440,6 @@ namespace build_detail {
 template <class Id, class W, class Off, class Source>
 void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>& offsets, Csr<Id, W>& g,
                 const BuildProgress& progress) {
-  using build_detail::kBatch;
   constexpr bool kWeighted = !std::is_void_v<W>;
   const uint64_t n = g.n;
   const uint64_t m = source.spec().edge_count();

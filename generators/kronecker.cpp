@@ -165,17 +165,6 @@ using FastestLevels = Avx512Levels;
 using FastestLevels = PortableLevels;
 #endif
 
-// scramble_words with the level code's bit reversal.
-template <class Levels>
-Lanes scramble_lanes(Lanes v, uint64_t val0, uint64_t val1, int shift) {
-  v += val0 + val1;
-  v *= (val0 | 0x4519840211493211ULL);
-  v = Levels::bitreverse(v) >> shift;
-  v *= (val1 | 0x3050852102C843A5ULL);
-  v = Levels::bitreverse(v) >> shift;
-  return v;
-}
-
 }  // namespace
 
 std::string KroneckerSpec::check() const {
@@ -240,8 +229,8 @@ void Kronecker::generate_lanes(uint64_t begin, uint64_t end, Edge* out, float* w
   for (uint64_t e = begin; e < end; e += kLanes) {
     LaneStreams z = start;
     const Drawn d = Levels::draw(spec_.scale, z);
-    const Lanes src = scramble_lanes<Levels>(d.src, val0_, val1_, out_shift);
-    const Lanes tgt = scramble_lanes<Levels>(d.tgt, val0_, val1_, out_shift);
+    const Lanes src = scramble_words(d.src, val0_, val1_, out_shift, Levels::bitreverse);
+    const Lanes tgt = scramble_words(d.tgt, val0_, val1_, out_shift, Levels::bitreverse);
     const int n = int(std::min<uint64_t>(kLanes, end - e));
     for (int j = 0; j < n; ++j) out[e - begin + j] = {src[j], tgt[j]};
     if constexpr (kWeights) {

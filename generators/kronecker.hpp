@@ -48,14 +48,15 @@ inline W bitreverse_words(W x) {
   return x;
 }
 
-// The reference's vertex permutation on each word: a bijection on [0, 2^(64 - shift)).
-template <class W>
-inline W scramble_words(W v, uint64_t val0, uint64_t val1, int shift) {
+// The reference's vertex permutation on each word: a bijection on [0, 2^(64 - shift)). `reverse` reverses the
+// bits of each word (the generator's lanes pass GFNI's where the build has it).
+template <class W, class Reverse = W (*)(W)>
+inline W scramble_words(W v, uint64_t val0, uint64_t val1, int shift, Reverse reverse = bitreverse_words<W>) {
   v += val0 + val1;
   v *= (val0 | 0x4519840211493211ULL);
-  v = bitreverse_words(v) >> shift;
+  v = reverse(v) >> shift;
   v *= (val1 | 0x3050852102C843A5ULL);
-  v = bitreverse_words(v) >> shift;
+  v = reverse(v) >> shift;
   return v;
 }
 
