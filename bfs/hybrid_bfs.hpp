@@ -295,7 +295,7 @@ class HybridBfs final : public GraphSearch<Id> {
           const uint64_t degree = at.reach(j), len = source_.prefix_length(degree);
           const Id* first = source_.adj() + at.prefix;
           new_examined += len;
-          if (!Source::kChecked || source_.in_range(first, first + len, g_.n)) new_scout += expand(u, first, first + len);
+          if (!Source::kChecked || source_.in_range(first, first + len, ids_)) new_scout += expand(u, first, first + len);
           if constexpr (Source::kHasTails)
             if (len < degree) new_scout += source_.top_down_tail(u, p, len, expand, in_place);
         }
@@ -321,7 +321,7 @@ class HybridBfs final : public GraphSearch<Id> {
     const Id* adj = source_.adj();
     const BlockOffsets& off = g_.offsets;
     Id* parent = parent_.data();
-    const uint64_t n = g_.n;
+    const uint64_t n = ids_;
     uint64_t awake = 0, examined = 0;
     for (; w < w_end; ++w) {
       uint64_t bits = 0, deferred_bits = 0;
@@ -365,8 +365,11 @@ class HybridBfs final : public GraphSearch<Id> {
     counts.examined += examined;
   }
   const Id* first_in_frontier(const uint64_t* front, const Id* first, const Id* last) const {
-    if constexpr (Source::kChecked && sizeof(Id) == 8) return first_marked_or_invalid(front, first, last, g_.n);
-    return first_marked(front, first, last);  // 32-bit mapped ids: the bitmaps' guard makes any id safe
+    // 32-bit mapped ids in one process: the frontier bitmap's guard makes any id safe; a rank's frontier is the
+    // ranks' gathered bitmap (Claims::frontier), which has none.
+    if constexpr (Source::kChecked && (sizeof(Id) == 8 || Claims::kRemote))
+      return first_marked_or_invalid(front, first, last, ids_);
+    return first_marked(front, first, last);
   }
   // A tail the source reads in place (DAX): v's bit in the next frontier if a parent was found there.
   [[gnu::noinline]] uint64_t bottom_up_tail_now(uint64_t v, int p, uint64_t len, const uint64_t* front,

@@ -3,7 +3,7 @@
 // (one alltoallv a level); bottom-up, the ranks first share the frontier as one global bitmap (an allgather
 // of N bits) and each looks for parents of its own unvisited vertices without further messages.
 // It is the one-process search (bfs/hybrid_bfs.hpp) over a rank's local lists, from the same neighbour sources
-// (WholeLists in DRAM; PrefixAndReadTails or PrefixAndMappedTails over RankRows on storage), with RankClaims:
+// its tier gives (tiers/: the same sources over a rank's rows in DRAM or on its storage), with RankClaims:
 // the exchanges, the claims of other ranks' vertices and the counts summed over the ranks, so the direction
 // switch takes the same turns as one process on the same graph. What is the ranks' own besides: naming the
 // parents by input label (a rank knows its own vertices' labels and every rank's hubs').

@@ -23,6 +23,7 @@
 #include "cluster/comm.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/block_offsets.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/csr.hpp"
@@ -215,6 +216,13 @@ struct DistGraph {
     return r;
   }
   uint64_t bytes() const { return rows.bytes() + weighted.bytes() + raw_degree.size() * 8 + has_edge.size() * 8; }
+  // The lists in DRAM for a tier's source: kernel 2's, or (Entry = NodeWeight<Id>) kernel 3's pairs.
+  template <class Entry>
+  Adjacency<Id, Entry> adjacency() const {
+    Adjacency<Id, Entry> at{rows};
+    if constexpr (!std::is_same_v<Entry, Id>) at.pairs = weighted.data();
+    return at;
+  }
 };
 
 // The items for this rank's vertices that the ranks sent each other from `out` (collective; sent: this rank's

@@ -5,8 +5,8 @@
 // next bucket (the least any holds), on when a bucket has settled (no rank improved a vertex into it) and on when
 // deferred tails fall due (the least bucket any rank's tails can reach). Any correct order of relaxations gives
 // the same distance bits (SSSP.md 3.3), so they are one process's, whatever the rank count. A rank's lists come
-// from a weighted source (sssp/weighted_sources.hpp's interface): its rows in DRAM (RankWeightedLists), or on its
-// storage (WeightsReadTails, WeightsInPlace over RankRows). Then the facts of a result (DistanceFacts), by input label.
+// from its tier's weighted source (sssp/weighted_sources.hpp's interface): its rows in DRAM (PairLists), or on
+// its storage (WeightsReadTails, WeightsInPlace over RankRows). Then the facts of a result (DistanceFacts), by input label.
 #pragma once
 #include <omp.h>
 
@@ -29,22 +29,6 @@
 #include "sssp/weighted_sources.hpp"
 
 namespace strata {
-
-// A rank's kernel 3 rows in DRAM: its lists by weight (DistGraph::weighted).
-template <class Id>
-struct RankWeightedLists {
-  static constexpr bool kDefers = false;
-  const DistGraph<Id>& g;
-  float delta;
-  template <class Relax>
-  void scan(Id i, bool light, Relax& relax) const {
-    const NodeWeight<Id>* first = g.weighted.data() + g.rows.offsets[i];
-    sssp_detail::relax_by_weight(first, g.weighted.data() + g.rows.offsets[i + 1], light, delta, relax);
-  }
-  template <class Visit>
-  void finish(bool, Visit&, LevelIo&) {}
-  void check() {}
-};
 
 // DeltaStepping's Relaxations across the ranks (its interface is described there): this rank holds distributed
 // ids [g.lo, g.hi) and names parents by input label.
@@ -90,7 +74,7 @@ class RankRelaxations {
 
 // Kernel 3 on a rank: the one-process delta-stepping over its local lists with RankRelaxations, and the results
 // by local index.
-template <class Id, class Source = RankWeightedLists<Id>>
+template <class Id, class Source = PairLists<Id>>
 class DistDeltaStepping {
   static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
 
@@ -99,8 +83,8 @@ class DistDeltaStepping {
   DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, const Csr<Id>& rows, Source source, float delta)
       : g_(g), comm_(comm), sssp_(rows, std::move(source), delta, RankRelaxations<Id>(g, comm)) {}
   DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, float delta)
-    requires std::is_same_v<Source, RankWeightedLists<Id>>
-      : DistDeltaStepping(g, comm, g.rows, Source{g, delta}, delta) {}
+    requires std::is_same_v<Source, PairLists<Id>>
+      : DistDeltaStepping(g, comm, g.rows, Source(g.weighted.data(), g.rows.offsets, delta), delta) {}
 
   // From distributed id `root` (collective): dist_out[v - lo] (-1.0f unreached) and parent_out[v - lo] (the
   // parent's input label; the root its own; kNoVertex unreached) for this rank's vertices.

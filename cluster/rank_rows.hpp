@@ -126,6 +126,8 @@ class RankRows {
   const Csr<Id>& local() const { return local_; }
   const CsrFiles& files() const { return files_; }
   const Partitioning& partitioning() const { return parts_; }
+  // The rows for a tier's source: offsets in DRAM, the cache's prefixes, the file, in place where mapped.
+  Adjacency<Id, Entry> adjacency() const { return {local_, &parts_, nullptr, nullptr, &cache_, &files_, {mapped()}}; }
   const RankRowsReport& report() const { return report_; }
   RankRowsReport& report() { return report_; }
 

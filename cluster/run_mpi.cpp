@@ -21,18 +21,22 @@
 #include "core/timer.hpp"
 #include "core/units.hpp"
 #include "driver/kernel_loop.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
 #include "engine/topology.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
+#include "tiers/builtin.hpp"
 
 namespace strata {
 
 void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int processes) {
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
   const Tier& tier = *cfg.place.tier;
+  if (!is_builtin_tier(tier))  // a tier registered at run time (a test's) has no rank search
+    throw Error(fmt::format("--placement {} does not run {}: only {} do", tier.name, under, "the built-in tiers"));
   if (cfg.kernels.sssp && cfg.id_bytes == 8)
     throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
                             cfg.kernels.name()));
@@ -513,60 +517,41 @@ SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleSh
   return kernel.totals;
 }
 
-// Kernel 2 on the tier's rows: in DRAM, or on this rank's storage, tails read with io_uring or in place, through
-// the one-process neighbour sources over the rank's local lists (ids: the whole distributed id space).
-// state: the search's per-rank arrays.
+// Kernel 2 over this rank's lists through its tier's neighbour source (tiers/, as for one process): in DRAM, or
+// on this rank's storage. state: the search's per-rank arrays.
 template <class Id, class Source>
 SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
                          TieredRows<Id>& rows, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
                          int slots, const Comm& comm, const RunHooks& hooks, uint64_t& state) {
-  auto run = [&](auto& bfs) {
-    const SearchTotals t = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
-    state = bfs.state_bytes() + g.local_count() * sizeof(Id);
-    return t;
-  };
-  if (!cfg.place.tier->on_storage) {
-    DistBfs<Id> bfs(g, comm, cfg.bfs);
-    return run(bfs);
-  }
-  const RankRows<Id>& k2 = *rows.bfs;
-  if (cfg.place.tier->in_place) {
-    PrefixAndMappedTails<Id> source(k2.local(), k2.cache(), {k2.mapped()}, k2.files());
-    DistBfs<Id, PrefixAndMappedTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), std::move(source));
-    return run(bfs);
-  }
-  PrefixAndReadTails<Id> source(k2.local(), k2.cache(), k2.files(), cfg.place.io, k2.partitioning(), g.local_count());
-  DistBfs<Id, PrefixAndReadTails<Id>> bfs(g, comm, cfg.bfs, k2.local(), std::move(source));
-  return run(bfs);
+  const Adjacency<Id> at = rows.bfs ? rows.bfs->adjacency() : g.template adjacency<Id>();
+  return with_builtin_tier(*cfg.place.tier, [&](auto tier) {
+    return decltype(tier)::template with_bfs_source<Id>(at, cfg.place, [&](auto source) {
+      DistBfs<Id, decltype(source)> bfs(g, comm, cfg.bfs, at.g, std::move(source));
+      const SearchTotals t = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
+      state = bfs.state_bytes() + g.local_count() * sizeof(Id);
+      return t;
+    });
+  });
 }
 
-// Kernel 3 on the tier's rows: in DRAM, or (both kernels: once kernel 2's are given back) the weighted rows on
-// this rank's storage, tails read with io_uring or in place. state: the search's per-rank arrays.
+// Kernel 3 likewise, over its weighted lists: in DRAM, or (both kernels: once kernel 2's are given back) the
+// weighted rows on this rank's storage. state: the larger kernel's per-rank arrays.
 template <class Id>
 SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
                           DistGraph<Id>& g, TieredRows<Id>& rows, uint64_t graph_hash, const std::vector<uint64_t>& roots,
                           const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks,
                           uint64_t& state) {
-  auto run = [&](auto& sssp) {
-    const SearchTotals t = run_sssp_searches(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
-    state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
-    return t;
-  };
-  if (!cfg.place.tier->on_storage) {
-    DistDeltaStepping<Id> sssp(g, comm, cfg.delta);
-    return run(sssp);
-  }
-  load_kernel3_rows(r, g, rows, cfg, graph_hash, r.spec.scale, comm);
-  const RankRows<Id, NodeWeight<Id>>& k3 = *rows.sssp;
-  if (cfg.place.tier->in_place) {
-    WeightsInPlace<Id> source(k3.local(), k3.cache(), {k3.mapped()}, k3.files(), cfg.delta);
-    DistDeltaStepping<Id, WeightsInPlace<Id>> sssp(g, comm, k3.local(), std::move(source), cfg.delta);
-    return run(sssp);
-  }
-  WeightsReadTails<Id> source(k3.local(), k3.cache(), k3.files(), cfg.place.io, k3.partitioning(), cfg.delta);
-  rows.sssp->report().io_buffer_bytes = source.io_buffer_bytes();
-  DistDeltaStepping<Id, WeightsReadTails<Id>> sssp(g, comm, k3.local(), std::move(source), cfg.delta);
-  return run(sssp);
+  if (cfg.place.tier->on_storage) load_kernel3_rows(r, g, rows, cfg, graph_hash, r.spec.scale, comm);
+  const Adjacency<Id, NodeWeight<Id>> at = rows.sssp ? rows.sssp->adjacency() : g.template adjacency<NodeWeight<Id>>();
+  return with_builtin_tier(*cfg.place.tier, [&](auto tier) {
+    return decltype(tier)::template with_sssp_source<Id>(at, cfg.place, cfg.delta, [&](auto source) {
+      if constexpr (requires { source.io_buffer_bytes(); }) rows.sssp->report().io_buffer_bytes = source.io_buffer_bytes();
+      DistDeltaStepping<Id, decltype(source)> sssp(g, comm, at.g, std::move(source), cfg.delta);
+      const SearchTotals t = run_sssp_searches(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
+      state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
+      return t;
+    });
+  });
 }
 
 // The rows on this rank's storage, in its report and (rank 0's figures, every rank's disk) the placement's.

@@ -73,6 +73,28 @@ void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bo
 
 }  // namespace sssp_detail
 
+// In DRAM as (id, weight) pairs, each list lightest first (an MPI rank's rows): a light scan stops at a list's
+// first heavy edge.
+template <class Id>
+class PairLists {
+ public:
+  static constexpr bool kDefers = false;
+  PairLists(const NodeWeight<Id>* pairs, const BlockOffsets& offsets, float delta)
+      : pairs_(pairs), off_(&offsets), delta_(delta) {}
+  template <class Relax>
+  void scan(Id u, bool light, Relax& relax) const {
+    sssp_detail::relax_by_weight(pairs_ + (*off_)[u], pairs_ + (*off_)[u + 1], light, delta_, relax);
+  }
+  template <class Visit>
+  void finish(bool, Visit&, LevelIo&) {}
+  void check() {}
+
+ private:
+  const NodeWeight<Id>* pairs_;
+  const BlockOffsets* off_;
+  float delta_;
+};
+
 // Out-of-core: the weighted edge cache's prefixes in DRAM, the tails read with io_uring in file order
 // (TailReads over the weighted CSR's pairs), every id read from storage range-checked.
 template <class Id>

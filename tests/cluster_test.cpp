@@ -20,10 +20,13 @@
 #include "cluster/dist_sssp.hpp"
 #include "cluster/dist_validator.hpp"
 #include "cluster/rank_rows.hpp"
+#include "cluster/run_mpi.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/placement.hpp"
 #include "generators/edge_stream.hpp"
 #include "sssp/delta_stepping.hpp"
+#include "tiers/in_core.hpp"
+#include "tiers/tier_ops.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -519,6 +522,32 @@ TEST(RowBuckets, RangesCoverTheListsAndGiveBackWhatWasPut) {
     });
   EXPECT_TRUE(got == put) << got.size() << " rows back of " << put.size();
   EXPECT_LT(rows.buckets.written_bytes(), put.size() * 8) << "coded below the pairs' 8 bytes an entry";
+}
+
+// The rank searches come from the built-in tiers' sources (tiers/builtin.hpp); a tier registered at run time
+// runs in one process only and is refused under mpirun by name, before any work.
+struct RegisteredLaterTier : InCoreTier {
+  static constexpr Tier kTier{"registered-later", false, false, true, false};
+};
+
+TEST(RankTiers, ATierRegisteredAtRunTimeIsRefusedByName) {
+  static const bool registered = [] {
+    register_tier(make_tier_entry<RegisteredLaterTier>());
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  RunConfig cfg;
+  cfg.spec = {10, 16, 2, 3};
+  EXPECT_NO_THROW(check_mpi_config(cfg, {}, 2));
+  cfg.place.tier = find_tier("registered-later");
+  ASSERT_NE(cfg.place.tier, nullptr);
+  try {
+    check_mpi_config(cfg, {}, 2);
+    ADD_FAILURE() << "a tier without a rank search was accepted under mpirun";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--placement registered-later does not run under mpirun"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

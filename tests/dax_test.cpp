@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bfs/searches.hpp"
+#include "tiers/dax.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
@@ -28,6 +28,14 @@
 
 namespace strata {
 namespace {
+
+// The DAX tier's search over g's mapped lists (its kernel 1 done by the test).
+std::unique_ptr<GraphSearch<uint32_t>> dax_search(const Csr<uint32_t>& g, const EdgeCache<uint32_t>& cache,
+                                                  std::vector<const uint32_t*> lists, const CsrFiles& files,
+                                                  const Partitioning& p, const BfsOptions& bfs) {
+  Adjacency<uint32_t> at{g, &p, nullptr, nullptr, &cache, &files, std::move(lists)};
+  return tier_search<DaxTier>(at, PlacementSpec{}, bfs);
+}
 
 using test::depths;
 using test::TempDir;
@@ -113,7 +121,7 @@ TEST(Dax, InPlaceSearchesEqualInCoreForEveryCacheSize) {
     for (uint64_t k : {uint64_t(0), uint64_t(2), g.degree(0)}) {
       const EdgeCache<uint32_t> cache = load_edge_cache_mapped(g, files, bases, k, kNoHubs);
       for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
-        auto bfs = dax_search<uint32_t>(g, cache, lists, files, partitioning, BfsOptions{.direction = d});
+        auto bfs = dax_search(g, cache, lists, files, partitioning, BfsOptions{.direction = d});
         for (uint64_t root : roots) {
           SCOPED_TRACE(testing::Message() << "parts " << parts << " K " << k << " dir " << int(d) << " root " << root);
           std::vector<uint32_t> want(g.n), got(g.n);
@@ -157,7 +165,7 @@ TEST(Dax, AMappedFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset) {
     }
     for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
       SCOPED_TRACE(testing::Message() << "parts " << parts << " dir " << int(d));
-      auto bfs = dax_search<uint32_t>(g, cache, lists, files, partitioning, BfsOptions{.direction = d});
+      auto bfs = dax_search(g, cache, lists, files, partitioning, BfsOptions{.direction = d});
       std::vector<uint32_t> parent(g.n);
       uint64_t root = 0;
       while (g.degree(root) == 0) ++root;

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bfs/searches.hpp"
+#include "tiers/out_of_core.hpp"
 #include "engine/build_csr.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
@@ -28,6 +28,15 @@
 
 namespace strata {
 namespace {
+
+// The out-of-core tier's search over g's on-disk lists (its kernel 1 done by the test).
+std::unique_ptr<GraphSearch<uint32_t>> out_of_core_search(const Csr<uint32_t>& g, const EdgeCache<uint32_t>& cache,
+                                                          const CsrFiles& files, const IoOptions& io,
+                                                          const Partitioning& p, const BfsOptions& bfs) {
+  PlacementSpec spec;
+  spec.io = io;
+  return tier_search<OutOfCoreTier>(Adjacency<uint32_t>{g, &p, nullptr, nullptr, &cache, &files}, spec, bfs);
+}
 
 using test::depths;
 using test::TempDir;
@@ -261,7 +270,7 @@ TEST(OutOfCore, LevelsAndNedgeEqualInCoreForEveryCacheSize) {
                      Case{16, kNoHubs, 128 << 10}, Case{all, kNoHubs, 128 << 10}, Case{1, 64, 8192}}) {
         const EdgeCache<uint32_t> cache = load_edge_cache(g, files, c.k, c.hub);
         for (Direction d : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
-          auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{.depth = 8, .request_bytes = c.request, .merge_gap = 4096},
+          auto bfs = out_of_core_search(g, cache, files, IoOptions{.depth = 8, .request_bytes = c.request, .merge_gap = 4096},
                                   p, BfsOptions{.direction = d});
           for (size_t i = 0; i < roots.size(); ++i) {
             SCOPED_TRACE(testing::Message() << "seed " << seed << " parts " << parts << " K " << c.k << " hub "
@@ -312,7 +321,7 @@ TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   const auto& [files, g, cache] = std::tie(csr.files, csr.g, csr.cache);
   const Partitioning p = partitioning_of(files);
   const uint64_t root = f.roots(1)[0];
-  auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{.depth = 4, .request_bytes = 64 << 10}, p, BfsOptions{});
+  auto bfs = out_of_core_search(g, cache, files, IoOptions{.depth = 4, .request_bytes = 64 << 10}, p, BfsOptions{});
   std::vector<uint32_t> clean(g.n), faulty(g.n);
   bfs->search(internal_ids(g, {root})[0], clean.data());
   {
@@ -357,7 +366,7 @@ TEST(OutOfCore, AnAdjacencyFileOverwrittenAfterLoadIsAnErrorNamingFileAndOffset)
     adj.write_all(junk.data(), junk.size());
   }
   for (Direction d : {Direction::kTopDown, Direction::kBottomUp}) {
-    auto bfs = out_of_core_search<uint32_t>(g, cache, files, IoOptions{}, p, BfsOptions{.direction = d});
+    auto bfs = out_of_core_search(g, cache, files, IoOptions{}, p, BfsOptions{.direction = d});
     std::vector<uint32_t> parent(g.n);
     try {
       bfs->search(root, parent.data());

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "apps/report.hpp"
-#include "bfs/searches.hpp"
 #include "driver/graph500.hpp"
 #include "engine/prepare.hpp"
 #include "tiers/in_core.hpp"
@@ -16,7 +15,7 @@
 namespace strata {
 namespace {
 
-struct InCoreCopyTier {
+struct InCoreCopyTier : InCoreTier {  // the in-core tier's sources, its own kernel 1
   static constexpr Tier kTier{"in-core-copy", false, false, true, false};
 
   template <class Id, class Source>
@@ -26,10 +25,6 @@ struct InCoreCopyTier {
     NumaArray<Id> copy(pg.g.adj.size());
     std::copy(pg.g.adj.begin(), pg.g.adj.end(), copy.begin());
     pg.g.adj = std::move(copy);
-  }
-  template <class Id>
-  static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec&, const BfsOptions& bfs) {
-    return in_core_search(pg.g, pg.partitioning, bfs);
   }
 };
 

@@ -1,12 +1,13 @@
 // The DAX tier: the on-disk CSR's partition files mapped with libpmem (persistent memory, or the page cache)
 // and read in place; an edge cache only where --dram-budget asks for one.
 #pragma once
-#include <memory>
+#include <utility>
 
-#include "bfs/searches.hpp"
-#include "engine/prepare.hpp"
+#include "bfs/neighbour_sources.hpp"
+#include "core/error.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/tier.hpp"
-#include "sssp/delta_stepping.hpp"
+#include "sssp/weighted_sources.hpp"
 #include "tiers/tier_ops.hpp"
 
 namespace strata {
@@ -14,16 +15,21 @@ namespace strata {
 struct DaxTier : OnStorageKernel1 {
   static constexpr Tier kTier = kDax;
 
-  template <class Id>
-  static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec&, const BfsOptions& bfs) {
-    return dax_search(pg.g, pg.cache, pg.mapped_lists(), *pg.files, pg.partitioning, bfs);
+  // Kernel 2: the cache's prefixes in DRAM, the tails read in place from the mapped partition files; nothing
+  // is copied and nothing written. Without a cache and with one partition the mapping is one array of whole
+  // lists, searched like DRAM (ids checked).
+  template <class Id, class Fn>
+  static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec&, Fn&& fn) {
+    if (at.files->layout().bounds != at.parts->bounds)
+      throw Error("internal error: search partitions differ from the CSR files'");
+    if (at.cache->adj.size() == 0 && at.files->layout().parts() == 1)
+      return fn(WholeLists<Id, true>(at.mapped[0], at.g.offsets, *at.files));
+    return fn(PrefixAndMappedTails<Id>(at.g, *at.cache, at.mapped, *at.files));
   }
   // Kernel 3: the weighted edge cache's prefixes if any, the rest of each list read in place.
-  template <class Id>
-  static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec&, float delta) {
-    using Source = WeightsInPlace<Id>;
-    return std::make_unique<DeltaStepping<Id, Source>>(
-        pg.g, Source(pg.g, pg.weighted_cache, pg.template mapped_lists<NodeWeight<Id>>(), pg.kernel3_files(), delta), delta);
+  template <class Id, class Fn>
+  static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float delta, Fn&& fn) {
+    return fn(WeightsInPlace<Id>(at.g, *at.cache, at.mapped, *at.files, delta));
   }
 };
 

@@ -1,12 +1,13 @@
 // The in-core tier: kernel 1 builds the whole CSR in DRAM (NUMA-partitioned, or on chosen memory nodes) and the
 // search reads every list there.
 #pragma once
-#include <memory>
+#include <utility>
 
-#include "bfs/searches.hpp"
+#include "bfs/neighbour_sources.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/prepare.hpp"
 #include "engine/tier.hpp"
-#include "sssp/delta_stepping.hpp"
+#include "sssp/weighted_sources.hpp"
 
 namespace strata {
 
@@ -18,13 +19,16 @@ struct InCoreTier {
                       const PhaseProgress& progress) {
     prepare_in_core(pg, source, spec, topo, progress);
   }
-  template <class Id>
-  static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec&, const BfsOptions& bfs) {
-    return in_core_search(pg.g, pg.partitioning, bfs);
+  // Kernel 2: every list in DRAM.
+  template <class Id, class Fn>
+  static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec&, Fn&& fn) {
+    return fn(WholeLists<Id>(at.g.adj.data(), at.g.offsets));
   }
-  template <class Id>
-  static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec&, float delta) {
-    return std::make_unique<DeltaStepping<Id>>(pg.g, pg.weights.data(), delta);
+  // Kernel 3: the weights beside the lists (one process), or the lists as pairs by weight (a rank).
+  template <class Id, class Fn>
+  static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float delta, Fn&& fn) {
+    if (at.pairs) return fn(PairLists<Id>(at.pairs, at.g.offsets, delta));
+    return fn(InCoreWeights<Id>(at.g, at.weights, delta));
   }
 };
 

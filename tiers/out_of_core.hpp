@@ -2,12 +2,13 @@
 // each list's first K entries in a DRAM edge cache within --dram-budget and reads the tails with io_uring and
 // O_DIRECT.
 #pragma once
-#include <memory>
+#include <utility>
 
-#include "bfs/searches.hpp"
-#include "engine/prepare.hpp"
+#include "bfs/hybrid_bfs.hpp"
+#include "bfs/neighbour_sources.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/tier.hpp"
-#include "sssp/delta_stepping.hpp"
+#include "sssp/weighted_sources.hpp"
 #include "tiers/tier_ops.hpp"
 
 namespace strata {
@@ -15,17 +16,17 @@ namespace strata {
 struct OutOfCoreTier : OnStorageKernel1 {
   static constexpr Tier kTier = kOutOfCore;
 
-  template <class Id>
-  static std::unique_ptr<GraphSearch<Id>> search(const PlacedGraph<Id>& pg, const PlacementSpec& spec,
-                                                 const BfsOptions& bfs) {
-    return out_of_core_search(pg.g, pg.cache, *pg.files, spec.io, pg.partitioning, bfs);
+  // Kernel 2: the cache's prefixes in DRAM, the tails read in file order (the partitions must be the files').
+  template <class Id, class Fn>
+  static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec& spec, Fn&& fn) {
+    return fn(PrefixAndReadTails<Id>(at.g, *at.cache, *at.files, spec.io, *at.parts,
+                                     HybridBfs<Id>::active_vertices(at.g)));
   }
   // Kernel 3: the weighted edge cache's light-first prefixes, the tails read like kernel 2's.
-  template <class Id>
-  static std::unique_ptr<ShortestPaths<Id>> sssp(const PlacedGraph<Id>& pg, const PlacementSpec& spec, float delta) {
-    using Source = WeightsReadTails<Id>;
-    return std::make_unique<DeltaStepping<Id, Source>>(
-        pg.g, Source(pg.g, pg.weighted_cache, pg.kernel3_files(), spec.io, pg.partitioning, delta), delta);
+  template <class Id, class Fn>
+  static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec, float delta,
+                               Fn&& fn) {
+    return fn(WeightsReadTails<Id>(at.g, *at.cache, *at.files, spec.io, *at.parts, delta));
   }
 };
 

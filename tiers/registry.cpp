@@ -5,18 +5,20 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "tiers/dax.hpp"
-#include "tiers/in_core.hpp"
-#include "tiers/out_of_core.hpp"
+#include "tiers/builtin.hpp"
 #include "tiers/tier_ops.hpp"
 
 namespace strata {
 
 namespace {
 
+template <class... T>
+std::vector<TierEntry> entries_of(TierList<T...>) {
+  return {make_tier_entry<T>()...};
+}
+
 std::vector<TierEntry>& entries() {
-  static std::vector<TierEntry> all = {make_tier_entry<InCoreTier>(), make_tier_entry<OutOfCoreTier>(),
-                                       make_tier_entry<DaxTier>()};
+  static std::vector<TierEntry> all = entries_of(BuiltinTiers{});
   return all;
 }
 

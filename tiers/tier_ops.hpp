@@ -1,8 +1,11 @@
 // What each tier does, by registration: its kernel 1 (from a graph directory, and from the generator where it
-// needs no directory) and its search over the prepared graph, for 32- and 64-bit ids. A tier is a type with
-// a `static constexpr Tier kTier` and template `prepare` and `search` members, and `sssp` where it runs kernel 3
-// (tiers/in_core.hpp is the shortest); make_tier_entry turns it into an entry and register_tier adds it. The drivers find a run's
-// tier by name (find_tier) and its operations by the tier (tier_ops).
+// needs no directory) and its neighbour sources, for 32- and 64-bit ids. A tier is a type with a `static
+// constexpr Tier kTier`, a template `prepare`, and `with_bfs_source` (and `with_sssp_source` where it runs
+// kernel 3): given where the lists are (engine/adjacency.hpp), it calls fn with its source over them
+// (tiers/in_core.hpp is the shortest). One process wraps the source in its search here; an MPI rank wraps it
+// in the rank's search (cluster/), so a tier is written once for both backends. make_tier_entry turns a tier
+// into an entry and register_tier adds it; the drivers find a run's tier by name (find_tier) and its
+// operations by the tier (tier_ops); tiers/builtin.hpp lists the built-in ones.
 #pragma once
 #include <memory>
 #include <string>
@@ -10,9 +13,11 @@
 #include <vector>
 
 #include "bfs/graph_search.hpp"
+#include "bfs/hybrid_bfs.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/prepare.hpp"
-#include "sssp/delta_stepping.hpp"
 #include "engine/tier.hpp"
+#include "sssp/delta_stepping.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/graph_dir.hpp"
 
@@ -46,6 +51,48 @@ struct TierEntry {
   TierOps<uint64_t> ops64;
 };
 
+// Where one process's prepared graph has its lists: kernel 2's, and kernel 3's (Entry = NodeWeight<Id>).
+template <class Id, class Entry = Id>
+Adjacency<Id, Entry> adjacency_of(const PlacedGraph<Id>& pg) {
+  constexpr bool kWeighted = !std::is_same_v<Entry, Id>;
+  Adjacency<Id, Entry> at{pg.g, &pg.partitioning};
+  if constexpr (kWeighted) {
+    at.weights = pg.weights.data();
+    at.cache = &pg.weighted_cache;
+    if (pg.files) at.files = &pg.kernel3_files();
+  } else {
+    at.cache = &pg.cache;
+    if (pg.files) at.files = &*pg.files;
+  }
+  at.mapped = pg.template mapped_lists<Entry>();
+  return at;
+}
+
+// One process's searches over tier T's sources.
+template <class T, class Id>
+std::unique_ptr<GraphSearch<Id>> tier_search(const Adjacency<Id>& at, const PlacementSpec& spec, const BfsOptions& bfs) {
+  return T::template with_bfs_source<Id>(at, spec, [&](auto source) -> std::unique_ptr<GraphSearch<Id>> {
+    return std::make_unique<HybridBfs<Id, decltype(source)>>(at.g, std::move(source), *at.parts, bfs);
+  });
+}
+template <class T, class Id>
+std::unique_ptr<ShortestPaths<Id>> tier_sssp(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec,
+                                             float delta) {
+  return T::template with_sssp_source<Id>(at, spec, delta, [&](auto source) -> std::unique_ptr<ShortestPaths<Id>> {
+    return std::make_unique<DeltaStepping<Id, decltype(source)>>(at.g, std::move(source), delta);
+  });
+}
+
+// Whether tier T has a kernel 3 source (a tier may run kernel 2 alone).
+struct AnySource {
+  template <class Source>
+  int operator()(Source&&) const { return 0; }
+};
+template <class T, class Id>
+constexpr bool kRunsSssp = requires(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec) {
+  T::template with_sssp_source<Id>(at, spec, 1.0f, AnySource{});
+};
+
 template <class T, class Id>
 TierOps<Id> make_tier_ops() {
   TierOps<Id> ops{};
@@ -57,13 +104,11 @@ TierOps<Id> make_tier_ops() {
       T::template prepare<Id>(pg, source, spec, topo, progress);
     };
   ops.search = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, const BfsOptions& bfs) {
-    return T::template search<Id>(pg, spec, bfs);
+    return tier_search<T>(adjacency_of(pg), spec, bfs);
   };
-  if constexpr (sizeof(Id) == 4 && requires(const PlacedGraph<Id>& pg, const PlacementSpec& spec) {
-                  T::template sssp<Id>(pg, spec, 1.0f);
-                })
+  if constexpr (sizeof(Id) == 4 && kRunsSssp<T, Id>)
     ops.sssp = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, float delta) {
-      return T::template sssp<Id>(pg, spec, delta);
+      return tier_sssp<T>(adjacency_of<Id, NodeWeight<Id>>(pg), spec, delta);
     };
   return ops;
 }
