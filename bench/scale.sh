@@ -53,9 +53,14 @@ fi
 budget=$((cap - n * 16 - (96 << 20)))
 ((budget > 0)) || { echo "a $(numfmt --to=iec $cap) cap leaves no budget beyond 16 bytes a vertex" >&2; exit 1; }
 log "SCALE $scale: cap $(numfmt --to=iec $cap), budget $(numfmt --to=iec $budget), $roots roots, tuples $tuples"
-out=$(run_capped "$cap" /usr/bin/time -f "wall_s %e rss_kib %M" "$strata" run --graph "$g" --roots "$roots" \
-  --threads "$threads" --placement out-of-core --dram-budget "$budget" --json /tmp/strata-flagship.json 2>&1) || {
-  echo "$out" | tail -5 >&2; exit 1; }
+# On a terminal the run's own progress (each phase, with an ETA) shows as it goes; otherwise it is kept and its
+# last lines shown if the run fails.
+progress=/dev/stdout
+[[ -t 2 ]] && progress=/dev/stderr
+out=$(run_capped "$cap" /usr/bin/time -o /tmp/strata-flagship.time -f "wall_s %e rss_kib %M" "$strata" run \
+  --graph "$g" --roots "$roots" --threads "$threads" --placement out-of-core --dram-budget "$budget" \
+  --json /tmp/strata-flagship.json 2>"$progress") || { echo "$out" | tail -5 >&2; exit 1; }
+out+=$'\n'$(cat /tmp/strata-flagship.time)
 python3 - /tmp/strata-flagship.json "$cap" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
