@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster/dist_graph.hpp"
+#include "engine/adjacency.hpp"
 #include "engine/csr.hpp"
 #include "engine/edge_buckets.hpp"
 #include "engine/edge_cache.hpp"

@@ -36,7 +36,8 @@ void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int proc
   const std::string under = fmt::format("under mpirun ({} processes)", processes);
   const Tier& tier = *cfg.place.tier;
   if (!is_builtin_tier(tier))  // a tier registered at run time (a test's) has no rank search
-    throw Error(fmt::format("--placement {} does not run {}: only {} do", tier.name, under, "the built-in tiers"));
+    throw Error(fmt::format("--placement {} does not run {}: only the built-in tiers do (tiers/builtin.hpp)", tier.name,
+                            under));
   if (cfg.kernels.sssp && cfg.id_bytes == 8)
     throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
                             cfg.kernels.name()));
