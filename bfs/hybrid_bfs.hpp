@@ -321,7 +321,7 @@ class HybridBfs final : public GraphSearch<Id> {
     const Id* adj = source_.adj();
     const BlockOffsets& off = g_.offsets;
     Id* parent = parent_.data();
-    const uint64_t n = ids_;
+    const uint64_t ids = ids_;  // a parent read in place must name a vertex of the id space
     uint64_t awake = 0, examined = 0;
     for (; w < w_end; ++w) {
       uint64_t bits = 0, deferred_bits = 0;
@@ -342,7 +342,7 @@ class HybridBfs final : public GraphSearch<Id> {
           const uint64_t i = uint64_t(first_in_frontier(front, adj + begin, adj + end) - adj);
           examined += std::min(i + 1, end) - begin;
           if (i < end) {
-            if (!Source::kChecked || adj[i] < n) [[likely]] {
+            if (!Source::kChecked || adj[i] < ids) [[likely]] {
               parent[v] = adj[i];
               bits |= uint64_t(1) << (v & 63);
               ++awake;

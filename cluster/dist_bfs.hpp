@@ -14,7 +14,6 @@
 #include <array>
 #include <cstdint>
 #include <span>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -83,14 +82,11 @@ class RankClaims {
   uint64_t own_sent_ = 0, read_ = 0;               // every search's bytes sent and read, this rank's
 };
 
-template <class Id, class Source = WholeLists<Id>>
+template <class Id, class Source>
 class DistBfs {
  public:
-  // In DRAM: g's own lists. Collective (as every constructor): the ranks share their hubs' labels.
-  DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options)
-    requires std::is_same_v<Source, WholeLists<Id>>
-      : DistBfs(g, comm, options, g.rows, WholeLists<Id>(g.rows.adj.data(), g.rows.offsets)) {}
-  // rows: the rank's local lists (on storage: RankRows::local(), offsets only); source: the lists.
+  // rows: the rank's local lists (g.rows in DRAM; on storage RankRows::local(), offsets only); source: its tier's
+  // over them. Collective: the ranks share their hubs' labels.
   DistBfs(const DistGraph<Id>& g, const Comm& comm, const BfsOptions& options, const Csr<Id>& rows, Source source)
       : g_(g), comm_(comm), one_part_(Partitioning::first_touch(g.local_count())),
         bfs_(rows, std::move(source), one_part_, options, RankClaims<Id>(g, comm)) {

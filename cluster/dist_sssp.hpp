@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,7 +73,7 @@ class RankRelaxations {
 
 // Kernel 3 on a rank: the one-process delta-stepping over its local lists with RankRelaxations, and the results
 // by local index.
-template <class Id, class Source = PairLists<Id>>
+template <class Id, class Source>
 class DistDeltaStepping {
   static_assert(sizeof(Id) == 4, "a vertex's distance and parent share one 64-bit word: 32-bit ids");
 
@@ -82,9 +81,6 @@ class DistDeltaStepping {
   // rows: the rank's local lists (DRAM: g.rows; on storage: RankRows::local()); source: the lists by weight.
   DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, const Csr<Id>& rows, Source source, float delta)
       : g_(g), comm_(comm), sssp_(rows, std::move(source), delta, RankRelaxations<Id>(g, comm)) {}
-  DistDeltaStepping(const DistGraph<Id>& g, const Comm& comm, float delta)
-    requires std::is_same_v<Source, PairLists<Id>>
-      : DistDeltaStepping(g, comm, g.rows, Source(g.weighted.data(), g.rows.offsets, delta), delta) {}
 
   // From distributed id `root` (collective): dist_out[v - lo] (-1.0f unreached) and parent_out[v - lo] (the
   // parent's input label; the root its own; kNoVertex unreached) for this rank's vertices.

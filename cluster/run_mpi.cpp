@@ -546,8 +546,8 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
   const Adjacency<Id, NodeWeight<Id>> at = rows.sssp ? rows.sssp->adjacency() : g.template adjacency<NodeWeight<Id>>();
   return with_builtin_tier(*cfg.place.tier, [&](auto tier) {
     return decltype(tier)::template with_sssp_source<Id>(at, cfg.place, cfg.delta, [&](auto source) {
-      if constexpr (requires { source.io_buffer_bytes(); }) rows.sssp->report().io_buffer_bytes = source.io_buffer_bytes();
       DistDeltaStepping<Id, decltype(source)> sssp(g, comm, at.g, std::move(source), cfg.delta);
+      if (rows.sssp) rows.sssp->report().io_buffer_bytes = sssp.io_buffer_bytes();  // its source's, not the estimate
       const SearchTotals t = run_sssp_searches(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
       state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
       return t;

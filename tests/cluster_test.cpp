@@ -45,7 +45,6 @@ class Distributed : public ::testing::Test {
     share_ = new TupleShare<GeneratedEdges>(*source_, *world);
     DistBuildReport report;
     g_ = new DistGraph<Id>(build_dist_graph<Id>(*share_, *world, report));
-    DistBfs<Id> bfs(*g_, *world, BfsOptions{});
     root_ = 0;
     while (!((g_->has_edge[root_ >> 6] >> (root_ & 63)) & 1)) ++root_;
     // The whole label map on every rank (the oracle's; a rank of the run holds only its vertices' labels).
@@ -59,8 +58,12 @@ class Distributed : public ::testing::Test {
       if (input_[v] == root_) internal = Id(v);
     EXPECT_EQ(internal_roots(*g_, {root_}, *world), std::vector<Id>{internal});
     out_ = std::vector<Id>(g_->local_count());
-    bfs.search(internal, out_.data());
-    nedge_ = bfs.reached_raw_degree_sum() / 2;
+    // The rank's search over its lists in DRAM, from the in-core tier's source (as the MPI driver makes it).
+    InCoreTier::with_bfs_source<Id>(g_->template adjacency<Id>(), PlacementSpec{}, [&](auto source) {
+      DistBfs<Id, decltype(source)> bfs(*g_, *world, BfsOptions{}, g_->rows, std::move(source));
+      bfs.search(internal, out_.data());
+      nedge_ = bfs.reached_raw_degree_sum() / 2;
+    });
     // Everyone's output by input label, on every rank.
     std::vector<std::vector<IdPair<Id>>> send(world->size());
     for (int r = 0; r < world->size(); ++r)
@@ -247,11 +250,13 @@ class DistributedSssp : public ::testing::Test {
     DistBuildReport report;
     g_ = new DistGraph<Id>(build_weighted_dist_graph<Id>(*share_, *world, report, /*ids=*/true));
     one_ = new Csr<Id, float>(build_csr<Id, float>(GeneratedEdges{Kronecker(kSpec)}));
-    DistDeltaStepping<Id> sssp(*g_, *world, 0.05f);
     std::vector<float> d(g_->local_count());
     std::vector<Id> p(g_->local_count());
-    sssp.search(internal_roots(*g_, {kRoot}, *world)[0], d.data(), p.data());
-    nedge_ = sssp.reached_raw_degree_sum() / 2;
+    InCoreTier::with_sssp_source<Id>(g_->template adjacency<NodeWeight<Id>>(), PlacementSpec{}, 0.05f, [&](auto source) {
+      DistDeltaStepping<Id, decltype(source)> sssp(*g_, *world, g_->rows, std::move(source), 0.05f);
+      sssp.search(internal_roots(*g_, {kRoot}, *world)[0], d.data(), p.data());
+      nedge_ = sssp.reached_raw_degree_sum() / 2;
+    });
     facts_ = distance_facts_across(*g_, d.data(), *world);
     // The whole result by input label on every rank, so all ranks plant the same error.
     struct Labelled {
