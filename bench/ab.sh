@@ -5,7 +5,8 @@
 # Prints per placement the median harmonic-mean TEPS of each binary over RUNS rounds and their ratio
 # (this build / BASE). Used to price changes to the search (e.g. the range checks on ids read from storage).
 # MPI=P runs both under `mpirun -np P` (each rank's rows under the graph directory; THREADS a rank); KERNEL=sssp
-# compares kernel 3's harmonic-mean TEPS instead.
+# compares kernel 3's harmonic-mean TEPS instead; KERNEL=both METRIC=bfs (or sssp) runs both kernels and compares
+# the one named (kernel 2 over the lists kernel 3's run builds).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 [[ -n ${BASE:-} && -x ${BASE:-} ]] || { echo "set BASE to the other strata binary" >&2; exit 1; }
@@ -14,6 +15,7 @@ shift
 placements=("${@:-in-core}")
 (($#)) || placements=(in-core dax)
 roots=${ROOTS:-16} kernel=${KERNEL:-bfs}
+metric=${METRIC:-$kernel}
 kernel_flag=()
 [[ -n ${KERNEL:-} ]] && kernel_flag=(--kernel "$KERNEL")  # left out by default: builds before kernel 3 lack it
 mpi=()
@@ -40,7 +42,7 @@ for ((r = 1; r <= runs; ++r)); do
       rm -f "$dir/r.json"
       "${mpi[@]}" "$bin" run --graph "$graph" --roots "$roots" --threads "$threads" --placement ${p//+/ } --no-validate \
         "${kernel_flag[@]}" --json "$dir/r.json" >/dev/null 2>&1
-      echo "$p,$r,$side,$(json_get "$dir/r.json" "[\"${kernel}_harmonic_mean_TEPS\"]")" | tee -a "$dir/all.csv"
+      echo "$p,$r,$side,$(json_get "$dir/r.json" "[\"${metric}_harmonic_mean_TEPS\"]")" | tee -a "$dir/all.csv"
     done
   done
 done

@@ -35,6 +35,7 @@ PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
   spec.parts = parts;
   spec.weighted = cfg.kernels.sssp;
+  if (cfg.kernels.sssp) spec.light_below = cfg.delta;
   spec.ids = cfg.kernels.bfs;
   spec.threads = omp_get_max_threads();
   return spec;

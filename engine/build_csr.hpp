@@ -401,9 +401,12 @@ uint64_t squish_lists(Entry* adj, const Off* raw, uint64_t count, OnList&& on_li
 }
 
 // The weighted lists' sort: each list by (id, weight), so that deduplication keeps each neighbour's lightest
-// copy; a list that shrank ends with a kNoVertex<Id> sentinel, like sort_and_dedup_lists'.
+// copy; a list that shrank ends with a kNoVertex<Id> sentinel, like sort_and_dedup_lists'. With light_below > 0,
+// the entries lighter than it are written first, then the rest (Csr::light_below): kernel 3's light rounds
+// then read a list's first entries instead of testing every weight (in-core SCALE 20: the light rounds were a
+// quarter of a search, reading every reached list's weights once more).
 template <class Id, class W, class Off>
-void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint64_t count) {
+void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint64_t count, W light_below = W(0)) {
 #pragma omp parallel
   {
     std::vector<std::pair<Id, W>> scratch;
@@ -415,10 +418,14 @@ void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint
       std::sort(scratch.begin(), scratch.end());
       uint64_t kept = 0;
       for (uint64_t i = 0; i < len; ++i)
-        if (kept == 0 || scratch[i].first != adj[first + kept - 1]) {
-          adj[first + kept] = scratch[i].first;
-          weights[first + kept++] = scratch[i].second;
-        }
+        if (kept == 0 || scratch[i].first != scratch[kept - 1].first) scratch[kept++] = scratch[i];
+      uint64_t at = first;
+      for (bool light : {true, false})  // none is light below 0 (weights are not negative): lists by id
+        for (uint64_t i = 0; i < kept; ++i)
+          if ((scratch[i].second < light_below) == light) {
+            adj[at] = scratch[i].first;
+            weights[at++] = scratch[i].second;
+          }
       if (kept < len) adj[first + kept] = kNoVertex<Id>;
     }
   }
@@ -496,7 +503,7 @@ void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>
   std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(Off));
   offsets[0] = 0;
 
-  if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.data(), offsets.data(), n);
+  if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.data(), offsets.data(), n, W(g.light_below));
   else sort_and_dedup_lists(g.adj.data(), offsets.data(), n, n);
 
   // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
@@ -531,11 +538,14 @@ void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>
 // a weight beside each pre-dedup entry: 16.5 bytes a tuple at its peak with 32-bit ids and float weights.
 // The list bounds are 32-bit while the entries' count allows (to SCALE 26 at edgefactor 16): 4 bytes a vertex
 // less at the peak, and the scatter's cursors half the random footprint.
+// light_below (weighted): the lists' light part (Csr::light_below), 0 for lists by id.
 template <class Id, class W = void, class Source>
-Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, CountedDegrees* counted = nullptr) {
+Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, CountedDegrees* counted = nullptr,
+                     float light_below = 0) {
   const uint64_t n = source.spec().vertex_count();
   Csr<Id, W> g;
   g.n = n;
+  if constexpr (!std::is_void_v<W>) g.light_below = light_below;
   NumaArray<Id> label;  // internal id of each input label
   NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress, counted);
   if (build_bound_bytes(offsets[n]) == 4) {

@@ -1,5 +1,6 @@
 // The graph the search runs on: an undirected CSR over internal vertex ids, renumbered by degree (highest
-// first) with every neighbour list sorted ascending, so a list starts with its highest-degree neighbours.
+// first) with every neighbour list sorted ascending, so a list starts with its highest-degree neighbours
+// (a weighted list built for kernel 3 may hold its light entries first, then the rest: Csr<Id, W>::light_below).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -76,12 +77,23 @@ struct Csr<Id, void> {
 template <class Id, class W>
 struct Csr : Csr<Id, void> {
   NumaArray<W> weights;  // weights[i] belongs to adj[i]: the lightest of its tuples (both directions share it)
+  // > 0: each list holds its entries lighter than this first (kernel 3's light edges, w < delta), then the rest,
+  // each part by id (light_part); 0: each list by id.
+  float light_below = 0;
 
   std::span<const W> weights_of(uint64_t v) const {
     return {weights.data() + this->offsets[v], weights.data() + this->offsets[v + 1]};
   }
   uint64_t bytes() const { return Csr<Id>::bytes() + weights.bytes(); }
 };
+
+// The entries that open a list of weights ws[0, len) lighter than light_below: the light part of a light-first
+// list (Csr<Id, W>::light_below), which delta-stepping's light rounds read alone; 0 for lists by id alone.
+inline uint64_t light_part(const float* ws, uint64_t len, float light_below) {
+  uint64_t k = 0;
+  while (k < len && ws[k] < light_below) ++k;
+  return k;
+}
 
 // Internal ids of the given input labels, in one parallel pass over an internal-to-input map (for roots, not
 // hot paths); kNoVertex for a label the map does not hold.

@@ -95,7 +95,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
       : DeltaStepping(g, Source(g, weights, delta), delta) {}
   DeltaStepping(const Csr<Id, float>& g, float delta)
     requires std::is_same_v<Source, InCoreWeights<Id>>
-      : DeltaStepping(g, g.weights.data(), delta) {}
+      : DeltaStepping(g, Source(g, g.weights.data(), delta, g.light_below), delta) {}
 
   SsspStats search(Id root) override {
     if constexpr (Relaxations::kRemote) throw Error("internal error: a rank's search names its results by its driver");

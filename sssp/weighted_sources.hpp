@@ -33,18 +33,30 @@
 
 namespace strata {
 
-// In-core: g's lists with a weight per entry beside them.
+// In-core: g's lists with a weight per entry beside them. Built for this delta (light_below == delta), each
+// list holds its light entries first: a light round reads them alone and a heavy one the rest. Otherwise
+// (lists by id, or another delta) each entry is tested.
 template <class Id>
 class InCoreWeights {
  public:
   static constexpr bool kDefers = false;
-  InCoreWeights(const Csr<Id>& g, const float* weights, float delta) : g_(g), w_(weights), delta_(delta) {}
+  InCoreWeights(const Csr<Id>& g, const float* weights, float delta, float light_below = 0)
+      : g_(g), w_(weights), delta_(delta), light_first_(light_below == delta) {}
 
   template <class Relax>
   void scan(Id u, bool light, Relax& relax) const {
     const auto ids = g_.neighbors(u);
     const float* ws = w_ + g_.offsets[u];
-    for (size_t j = 0; j < ids.size(); ++j)
+    const size_t len = ids.size();
+    if (light_first_) {
+      size_t j = 0;
+      for (; j < len && ws[j] < delta_; ++j)
+        if (light) relax(ids[j], ws[j]);
+      if (!light)
+        for (; j < len; ++j) relax(ids[j], ws[j]);
+      return;
+    }
+    for (size_t j = 0; j < len; ++j)
       if ((ws[j] < delta_) == light) relax(ids[j], ws[j]);
   }
   template <class Visit>
@@ -55,6 +67,7 @@ class InCoreWeights {
   const Csr<Id>& g_;
   const float* w_;
   float delta_;
+  bool light_first_;
 };
 
 namespace sssp_detail {

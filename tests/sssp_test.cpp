@@ -201,6 +201,37 @@ TEST(WeightedCsr, SameListsLightestCopyAndTheReferenceDistances) {
   }
 }
 
+// Lists light part first (kernel 1 for kernel 3 in-core, Csr::light_below): each list holds the entries of the
+// list by id, those lighter than light_below first, then the rest, each part by id.
+TEST(WeightedCsr, LightFirstListsHoldTheSameEntriesLightOnesFirst) {
+  const GeneratedEdges source{Kronecker({10, 16, 2, 3})};
+  const Csr<uint32_t, float> by_id = build_csr<uint32_t, float>(source);
+  const float below = 0.05f;
+  const Csr<uint32_t, float> g = build_csr<uint32_t, float>(source, {}, nullptr, below);
+  EXPECT_EQ(g.light_below, below);
+  ASSERT_EQ(g.directed_edges(), by_id.directed_edges());
+  uint64_t light_entries = 0;
+  for (uint64_t v = 0; v < g.n; ++v) {
+    ASSERT_EQ(g.offsets[v], by_id.offsets[v]);
+    const uint64_t first = g.offsets[v], len = g.degree(v);
+    const uint64_t light = light_part(g.weights.data() + first, len, below);
+    light_entries += light;
+    std::vector<std::pair<uint32_t, float>> got, want;
+    for (uint64_t i = first; i < first + len; ++i) {
+      EXPECT_EQ(g.weights[i] < below, i < first + light) << v;  // the light part holds every light entry
+      if (i != first && i != first + light) {
+        EXPECT_LT(g.adj[i - 1], g.adj[i]) << v;  // each part by id
+      }
+      got.push_back({g.adj[i], g.weights[i]});
+      want.push_back({by_id.adj[i], by_id.weights[i]});
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << v;
+  }
+  EXPECT_GT(light_entries, 0u);
+  EXPECT_LT(light_entries, g.directed_edges() / 4);
+}
+
 uint64_t fnv_floats(const std::vector<float>& xs) {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (float x : xs)
@@ -220,10 +251,13 @@ uint64_t internal_id(const Csr<uint32_t, float>& g, uint64_t label) {
 }
 
 // Kernel 3: delta-stepping gives the reference's distances and (these roots have no ties) its parents, for
-// any bucket width and thread count, and every result passes validation.
+// any bucket width and thread count, over lists by id or light part first (the in-core run's: 0.025 is the
+// light part's own delta, the others read such lists entry by entry), and every result passes validation.
 TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
-  for (const GraphVector& t : kVectors) {
-    const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({t.scale, 16, 2, 3})});
+  for (const GraphVector& t : kVectors)
+  for (const float light_below : {0.0f, 0.025f}) {
+    const Csr<uint32_t, float> g =
+        build_csr<uint32_t, float>(GeneratedEdges{Kronecker({t.scale, 16, 2, 3})}, {}, nullptr, light_below);
     for (const float delta : {0.1f, 0.025f, 1.0f, 1e9f})
       for (const int threads : {1, 2}) {
         omp_set_num_threads(threads);
@@ -233,7 +267,8 @@ TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
           std::vector<uint32_t> parent(g.n);
           const SsspStats stats = sssp.search(uint32_t(internal_id(g, want.root)), dist.data(), parent.data());
           const std::string where = "SCALE " + std::to_string(t.scale) + " root " + std::to_string(want.root) +
-                                    " delta " + std::to_string(delta) + " threads " + std::to_string(threads);
+                                    " delta " + std::to_string(delta) + " threads " + std::to_string(threads) +
+                                    " light below " + std::to_string(light_below);
           EXPECT_EQ(stats.reached, want.reached) << where;
           EXPECT_EQ(fnv_floats(dist), want.dist_hash) << where;
           EXPECT_EQ(fnv_parents(parent), want.pred_hash) << where;

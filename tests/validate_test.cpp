@@ -490,6 +490,33 @@ TEST_F(WeightedCsrCertificate, RefusesDirectionsOfDifferentWeights) {
   (void)i;
 }
 
+// Lists light part first (the in-core kernel 3 run's, Csr::light_below): the certificate looks each tuple up in
+// its light part, then by id in the rest, so it certifies them, and still refuses a changed light entry.
+TEST(LightFirstCsrCertificate, AcceptsTheListsAndRefusesAChangedLightEntry) {
+  const GeneratedEdges source{Kronecker({8, 16, 5, 6})};
+  const float below = 0.1f;
+  Csr<uint32_t, float> g = build_csr<uint32_t, float>(source, {}, nullptr, below);
+  auto refusal = [&] {
+    try {
+      CsrValidator<uint32_t> v(g, source, g.weights.data(), below);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal(), "");
+  uint64_t at = UINT64_MAX;  // a light entry (v, u), u < v, that a tuple looks up: its id changed
+  for (uint64_t v = 0; v < g.n && at == UINT64_MAX; ++v)
+    for (uint64_t i = g.offsets[v]; i < g.offsets[v + 1] && g.weights[i] < below; ++i)
+      if (g.adj[i] + 1 < v) {
+        at = i;
+        break;
+      }
+  ASSERT_NE(at, UINT64_MAX);
+  ++g.adj[at];
+  EXPECT_NE(refusal().find("does not match the tuples"), std::string::npos) << refusal();
+}
+
 TEST_F(CsrCertificate, RefusesLabelsThatAreNoPermutation) {
   g.to_input[1] = g.to_input[0];
   EXPECT_NE(refusal().find("label"), std::string::npos) << refusal();

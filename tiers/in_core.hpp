@@ -28,7 +28,7 @@ struct InCoreTier {
   template <class Id, class Fn>
   static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float delta, Fn&& fn) {
     if (at.pairs) return fn(PairLists<Id>(at.pairs, at.g.offsets, delta));
-    return fn(InCoreWeights<Id>(at.g, at.weights, delta));
+    return fn(InCoreWeights<Id>(at.g, at.weights, delta, at.light_below));
   }
 };
 

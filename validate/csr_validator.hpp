@@ -39,10 +39,11 @@ class CsrValidator {
   // Certifies g against the tuples of `source` (GeneratedEdges, GraphDir): throws Error naming the first
   // difference. g must hold its whole adjacency (an in-core graph).
   // weights: kernel 3's, one per entry of g's adjacency, certified too (each entry holds the lightest of its
-  // tuples' weights, the same in both directions); null for an unweighted graph.
+  // tuples' weights, the same in both directions); null for an unweighted graph. light_below: the lists' light
+  // part (Csr::light_below): each list is looked up as its light part and, by id, the rest.
   template <class Source>
-  CsrValidator(const Csr<Id>& g, const Source& source, const float* weights = nullptr)
-      : g_(g), weights_(weights), from_input_(g.n, kNoVertex<Id>) {
+  CsrValidator(const Csr<Id>& g, const Source& source, const float* weights = nullptr, float light_below = 0)
+      : g_(g), weights_(weights), light_below_(weights ? light_below : 0), from_input_(g.n, kNoVertex<Id>) {
     invert_labels();
     certify(source);
     std::vector<Id>().swap(from_input_);  // check() rebuilds it in its spare: none held between searches
@@ -75,9 +76,11 @@ class CsrValidator {
     bool more = false;
     for (size_t k = 0; k < size; ++k) {
       const uint64_t x = std::max(group[k].a, group[k].b);
-      base[k] = g_.adj.data() + g_.offsets[x];
-      len[k] = g_.offsets[x + 1] - g_.offsets[x];
       key[k] = std::min(group[k].a, group[k].b);
+      const auto [at, light] = in_light_part(x, key[k]);
+      group[k].at = at;
+      base[k] = g_.adj.data() + g_.offsets[x] + light;
+      len[k] = at >= 0 ? 0 : g_.offsets[x + 1] - g_.offsets[x] - light;
       __builtin_prefetch(base[k] + len[k] / 2);
       more |= len[k] > 1;
     }
@@ -93,13 +96,26 @@ class CsrValidator {
       }
     }
     for (size_t k = 0; k < size; ++k)
-      group[k].at = len[k] == 1 && *base[k] == key[k] ? int64_t(base[k] - g_.adj.data()) : -1;
+      if (group[k].at < 0) group[k].at = len[k] == 1 && *base[k] == key[k] ? int64_t(base[k] - g_.adj.data()) : -1;
+  }
+
+  // A light-first list's light part (light_below_ > 0): b's position in a's light part (-1: not there) and the
+  // part's length, where the list by id begins; (-1, 0) for lists by id alone.
+  std::pair<int64_t, uint64_t> in_light_part(uint64_t a, uint64_t b) const {
+    if (light_below_ <= 0) return {-1, 0};
+    const uint64_t first = g_.offsets[a];
+    const uint64_t light = light_part(weights_ + first, g_.offsets[a + 1] - first, light_below_);
+    for (uint64_t i = first; i < first + light; ++i)
+      if (g_.adj[i] == b) return {int64_t(i), light};
+    return {-1, light};
   }
 
   // Position of b in a's list, or -1 (a branch-free binary search: the lookups are random).
   int64_t find(uint64_t a, uint64_t b) const {
-    const Id* base = g_.adj.data() + g_.offsets[a];
-    uint64_t len = g_.offsets[a + 1] - g_.offsets[a];
+    const auto [at, light] = in_light_part(a, b);
+    if (at >= 0) return at;
+    const Id* base = g_.adj.data() + g_.offsets[a] + light;
+    uint64_t len = g_.offsets[a + 1] - g_.offsets[a] - light;
     if (len == 0) return -1;
     while (len > 1) {
       const uint64_t half = len / 2;
@@ -111,6 +127,7 @@ class CsrValidator {
 
   const Csr<Id>& g_;
   const float* weights_;        // null: unweighted
+  float light_below_;           // > 0: each list's light part comes first (Csr::light_below)
   std::vector<Id> from_input_;  // input label -> internal id, while certifying
 };
 
