@@ -14,6 +14,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -143,9 +144,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
       } while (remote_.sum(frontier.size()) > 0);
       if (remote_.sum(settled.size()) > 0) {
         ++stats.buckets;
-        // A vertex improved again within the bucket came back in a later light round: its heavy edges once.
-        std::sort(settled.begin(), settled.end());
-        settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
+        // A vertex improved again within the bucket came back in a later light round: its heavy edges once. Most
+        // buckets settle in one round, whose vertices are already in order, each once.
+        if (std::adjacent_find(settled.begin(), settled.end(), std::greater_equal<Id>()) != settled.end()) {
+          std::sort(settled.begin(), settled.end());
+          settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
+        }
         relax_all(settled, stats, /*light=*/false);
       }
     }
