@@ -87,7 +87,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  public:
   DeltaStepping(const Csr<Id>& g, Source source, float delta, Relaxations relaxations = {})
-      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n), far_(g.n) {
+      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n), far_(g.n), marks_((g.n + 63) / 64) {
     if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
   }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
@@ -163,7 +163,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   const Relaxations& relaxations() const { return remote_; }
 
   uint64_t state_bytes() const override {
-    uint64_t bytes = g_.n * sizeof(uint64_t) + far_.word_count() * sizeof(uint64_t);
+    uint64_t bytes = g_.n * sizeof(uint64_t) + (far_.word_count() + marks_.size()) * sizeof(uint64_t);
     if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
     return bytes;
   }
@@ -188,8 +188,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t bucket_of(float d) const { return distance_word::bucket_of(d, delta_); }
 
   // The frontier's vertices whose distance still lies in bucket b, each once, also added to `settled`.
-  std::vector<Id>& keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) const {
-    buckets::keep_current(frontier, b, settled, [&](Id v) { return bucket_of(dist_of(state_[v])); });
+  std::vector<Id>& keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled) {
+    buckets::keep_current(frontier, b, settled, [&](Id v) { return bucket_of(dist_of(state_[v])); }, marks_);
     return frontier;
   }
   std::vector<Id> gather(uint64_t b) { return buckets::gather(bins_, b); }
@@ -362,6 +362,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
+  std::vector<uint64_t> marks_;  // keep_current's bit a vertex, clear between rounds
 };
 
 }  // namespace strata
