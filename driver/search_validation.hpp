@@ -144,7 +144,7 @@ std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& sou
   const double t0 = now();
   try {
     std::optional<CsrValidator<Id>> v(std::in_place, pg.g, source, pg.weights.size() == 0 ? nullptr : pg.weights.data(),
-                                      pg.light_below);
+                                      pg.spec.light_below);
     result.validation.certificate_time = now() - t0;
     result.validation.tuple_passes = 1;
     return v;

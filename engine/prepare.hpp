@@ -49,7 +49,8 @@ struct PlacementSpec {
   bool weighted = false;            // kernel 3 runs: the adjacency keeps its weights (on storage: the weighted
                                     // CSR, csr-w-p<K>, lists by weight)
   bool ids = true;                  // kernel 2 runs: on storage, it reads the unweighted CSR (csr-p<K>)
-  float light_below = 0;            // in-core kernel 3: each list's entries lighter than this first (its delta)
+  float light_below = 0;            // in-core kernel 3: each list's entries lighter than this first (its delta;
+                                    // a prepared graph's spec says how its weighted lists were built)
   CountedDegrees* counted = nullptr;  // kernel 0's degree count, which the first build takes (the driver's)
 };
 
@@ -90,7 +91,6 @@ struct PlacedGraph {
 
   Csr<Id> g;  // in-core: the whole CSR; tiered: its O(N) arrays (offsets, labels, duplicates)
   NumaArray<float> weights;  // kernel 3's, one per entry of g.adj (weighted in-core runs; else empty)
-  float light_below = 0;     // with weights: the lists' light part comes first (Csr::light_below)
   Partitioning partitioning;
   std::optional<CsrFiles> files;      // tiered
   std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
@@ -136,7 +136,6 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
   if (spec.weighted) {  // one graph for both kernels: the ids as BFS reads them, the weights beside
     Csr<Id, float> weighted = build_csr<Id, float>(source, phase, spec.counted, spec.light_below);
     out.weights = std::move(weighted.weights);
-    out.light_below = weighted.light_below;
     out.g = std::move(static_cast<Csr<Id>&>(weighted));
   } else {
     out.g = build_csr<Id>(source, phase, spec.counted);

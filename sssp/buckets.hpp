@@ -62,7 +62,7 @@ void keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settle
       lo = std::min<uint64_t>(lo, v >> 6), hi = std::max<uint64_t>(hi, v >> 6);
     }
     frontier.clear();
-    for (uint64_t w = lo; w <= hi && lo != UINT64_MAX; ++w)
+    for (uint64_t w = lo; w <= hi; ++w)  // none when every entry was stale (lo > hi)
       for (uint64_t bits = std::exchange(marks[w], 0); bits != 0; bits &= bits - 1)
         frontier.push_back(Id(w * 64 + uint64_t(std::countr_zero(bits))));
   }

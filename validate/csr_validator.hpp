@@ -74,13 +74,22 @@ class CsrValidator {
     const Id* base[kGroup];
     uint64_t len[kGroup], key[kGroup];
     bool more = false;
+    uint64_t first[kGroup];
     for (size_t k = 0; k < size; ++k) {
       const uint64_t x = std::max(group[k].a, group[k].b);
       key[k] = std::min(group[k].a, group[k].b);
-      const auto [at, light] = in_light_part(x, key[k]);
+      first[k] = g_.offsets[x];
+      len[k] = g_.offsets[x + 1] - first[k];
+      if (light_below_ > 0) {  // the light parts' loads in flight together, before any is scanned
+        __builtin_prefetch(weights_ + first[k]);
+        __builtin_prefetch(g_.adj.data() + first[k]);
+      }
+    }
+    for (size_t k = 0; k < size; ++k) {
+      const auto [at, light] = in_light_part(first[k], len[k], key[k]);
       group[k].at = at;
-      base[k] = g_.adj.data() + g_.offsets[x] + light;
-      len[k] = at >= 0 ? 0 : g_.offsets[x + 1] - g_.offsets[x] - light;
+      base[k] = g_.adj.data() + first[k] + light;
+      len[k] = at >= 0 ? 0 : len[k] - light;
       __builtin_prefetch(base[k] + len[k] / 2);
       more |= len[k] > 1;
     }
@@ -99,12 +108,11 @@ class CsrValidator {
       if (group[k].at < 0) group[k].at = len[k] == 1 && *base[k] == key[k] ? int64_t(base[k] - g_.adj.data()) : -1;
   }
 
-  // A light-first list's light part (light_below_ > 0): b's position in a's light part (-1: not there) and the
-  // part's length, where the list by id begins; (-1, 0) for lists by id alone.
-  std::pair<int64_t, uint64_t> in_light_part(uint64_t a, uint64_t b) const {
+  // In the list adj[first, first + len), a light-first one's light part (light_below_ > 0): b's position there
+  // (-1: not there) and the part's length, where the list by id begins; (-1, 0) for lists by id alone.
+  std::pair<int64_t, uint64_t> in_light_part(uint64_t first, uint64_t len, uint64_t b) const {
     if (light_below_ <= 0) return {-1, 0};
-    const uint64_t first = g_.offsets[a];
-    const uint64_t light = light_part(weights_ + first, g_.offsets[a + 1] - first, light_below_);
+    const uint64_t light = light_part(weights_ + first, len, light_below_);
     for (uint64_t i = first; i < first + light; ++i)
       if (g_.adj[i] == b) return {int64_t(i), light};
     return {-1, light};
@@ -112,10 +120,10 @@ class CsrValidator {
 
   // Position of b in a's list, or -1 (a branch-free binary search: the lookups are random).
   int64_t find(uint64_t a, uint64_t b) const {
-    const auto [at, light] = in_light_part(a, b);
+    const auto [at, light] = in_light_part(g_.offsets[a], g_.degree(a), b);
     if (at >= 0) return at;
     const Id* base = g_.adj.data() + g_.offsets[a] + light;
-    uint64_t len = g_.offsets[a + 1] - g_.offsets[a] - light;
+    uint64_t len = g_.degree(a) - light;
     if (len == 0) return -1;
     while (len > 1) {
       const uint64_t half = len / 2;
