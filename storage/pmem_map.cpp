@@ -1,5 +1,6 @@
 #include "storage/pmem_map.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <libpmem.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -30,6 +32,40 @@ constexpr uint64_t kStatxAttrDax = 0x00200000;  // Linux 5.8
 #endif
 
 namespace {
+
+// libpmem, loaded the first time a file is written through it: only a DAX placement's build does, and linking it
+// loads its chain (libndctl, libdaxctl, libkmod, libcrypto, the compressors) into every process, 2.2 MB resident
+// at start -- an eighth of a byte a tuple of an in-core SCALE 20 run. It reads PMEM_IS_PMEM_FORCE as it loads.
+struct LibPmem {
+  decltype(&::pmem_map_file) map_file;
+  decltype(&::pmem_unmap) unmap;
+  decltype(&::pmem_memcpy_persist) memcpy_persist;
+  decltype(&::pmem_msync) msync;
+  decltype(&::pmem_errormsg) errormsg;
+
+  static const LibPmem& get() {
+    static const LibPmem lib = load();
+    return lib;
+  }
+
+ private:
+  static LibPmem load() {
+    void* h = ::dlopen("libpmem.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) throw Error(fmt::format("cannot load libpmem for the DAX placement: {} (apt-get install libpmem1)", ::dlerror()));
+    LibPmem lib{};
+    const auto bind = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, name));
+      if (!fn) throw Error(fmt::format("libpmem.so.1 has no {}: {}", name, ::dlerror()));
+    };
+    bind(lib.map_file, "pmem_map_file");
+    bind(lib.unmap, "pmem_unmap");
+    bind(lib.memcpy_persist, "pmem_memcpy_persist");
+    bind(lib.msync, "pmem_msync");
+    bind(lib.errormsg, "pmem_errormsg");
+    return lib;  // the library stays loaded for the process
+  }
+};
+
 // Whether the file is accessed directly from persistent memory (statx's DAX attribute, Linux 5.8+), or
 // libpmem's own override PMEM_IS_PMEM_FORCE=1 (for tests and file-backed experiments) asks to treat it so.
 bool file_is_pmem(int fd) {
@@ -144,8 +180,9 @@ PmemMapping PmemMapping::create(const std::string& path, uint64_t bytes) {
   size_t len = 0;
   int is_pmem = 0;
   // libpmem cannot map an empty file; an empty partition still gets one (zero) page.
-  m.addr_ = pmem_map_file(path.c_str(), std::max<uint64_t>(bytes, 4096), PMEM_FILE_CREATE, 0644, &len, &is_pmem);
-  if (!m.addr_) throw Error(fmt::format("cannot create {} with libpmem: {}", path, pmem_errormsg()));
+  const LibPmem& pmem = LibPmem::get();
+  m.addr_ = pmem.map_file(path.c_str(), std::max<uint64_t>(bytes, 4096), PMEM_FILE_CREATE, 0644, &len, &is_pmem);
+  if (!m.addr_) throw Error(fmt::format("cannot create {} with libpmem: {}", path, pmem.errormsg()));
   m.bytes_ = len;
   m.is_pmem_ = is_pmem != 0;
   return m;
@@ -175,7 +212,7 @@ void PmemMapping::unmap() {
   unguard_range(std::exchange(guard_, -1));
   if (addr_) {
     if (own_mapping_) ::munmap(addr_, mapped_);
-    else pmem_unmap(addr_, bytes_);
+    else LibPmem::get().unmap(addr_, bytes_);
   }
   addr_ = nullptr;
 }
@@ -184,11 +221,11 @@ void PmemMapping::write_persist(uint64_t offset, const void* src, uint64_t len) 
   if (offset + len > bytes_) throw Error(fmt::format("internal error: write past the end of {}", path_));
   char* dst = static_cast<char*>(addr_) + offset;
   if (is_pmem_) {
-    pmem_memcpy_persist(dst, src, len);
+    LibPmem::get().memcpy_persist(dst, src, len);
     return;
   }
   std::memcpy(dst, src, len);
-  if (pmem_msync(dst, len) != 0) throw Error(errno_message("cannot flush " + path_, errno));
+  if (LibPmem::get().msync(dst, len) != 0) throw Error(errno_message("cannot flush " + path_, errno));
 }
 
 }  // namespace strata
