@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -400,32 +402,127 @@ uint64_t squish_lists(Entry* adj, const Off* raw, uint64_t count, OnList&& on_li
   return write;
 }
 
+namespace weighted_sort_detail {
+
+// Two parallel arrays (a list's ids and weights) ordered as pairs, by (a, b).
+template <class A, class B>
+struct Paired {
+  A* a;
+  B* b;
+  bool less(size_t i, size_t j) const { return a[i] < a[j] || (a[i] == a[j] && b[i] < b[j]); }
+  void swap(size_t i, size_t j) const {
+    std::swap(a[i], a[j]);
+    std::swap(b[i], b[j]);
+  }
+};
+
+template <class P>
+void heap_sort(const P& p, size_t lo, size_t hi) {
+  const size_t n = hi - lo;
+  auto sift = [&](size_t root, size_t end) {
+    for (size_t c; (c = 2 * root + 1) < end; root = c) {
+      if (c + 1 < end && p.less(lo + c, lo + c + 1)) ++c;
+      if (!p.less(lo + root, lo + c)) return;
+      p.swap(lo + root, lo + c);
+    }
+  };
+  for (size_t i = n / 2; i-- > 0;) sift(i, n);
+  for (size_t end = n; end-- > 1;) {
+    p.swap(lo, lo + end);
+    sift(0, end);
+  }
+}
+
+// [lo, hi) sorted in place: quicksort (median of three, Hoare's partition), heapsort past `depth` levels,
+// insertion sort below 16 entries.
+template <class P>
+void sort_in_place(const P& p, size_t lo, size_t hi, int depth) {
+  while (hi - lo > 16) {
+    if (depth-- == 0) return heap_sort(p, lo, hi);
+    const size_t mid = lo + (hi - lo) / 2;
+    if (p.less(mid, lo)) p.swap(mid, lo);
+    if (p.less(hi - 1, lo)) p.swap(hi - 1, lo);
+    if (p.less(hi - 1, mid)) p.swap(hi - 1, mid);
+    p.swap(lo, mid);  // the median is the pivot, at lo while the rest is partitioned
+    size_t i = lo, j = hi;
+    for (;;) {
+      do ++i; while (i < hi && p.less(i, lo));
+      do --j; while (p.less(lo, j));
+      if (i >= j) break;
+      p.swap(i, j);
+    }
+    p.swap(lo, j);
+    if (j - lo < hi - j) {  // the smaller side by recursion, the larger by the loop
+      sort_in_place(p, lo, j, depth);
+      lo = j + 1;
+    } else {
+      sort_in_place(p, j + 1, hi, depth);
+      hi = j;
+    }
+  }
+  for (size_t i = lo + 1; i < hi; ++i)
+    for (size_t k = i; k > lo && p.less(k, k - 1); --k) p.swap(k, k - 1);
+}
+
+// A list longer than a thread's scratch, sorted, deduplicated and split light-first where it lies; returns the
+// entries kept. Only the light entries are set aside (about len x delta of them).
+template <class Id, class W>
+uint64_t sort_list_in_place(Id* ids, W* ws, uint64_t len, W light_below, std::vector<std::pair<Id, W>>& light) {
+  sort_in_place(Paired<Id, W>{ids, ws}, 0, len, 2 * std::bit_width(len));
+  uint64_t kept = 0;
+  for (uint64_t i = 0; i < len; ++i)
+    if (kept == 0 || ids[i] != ids[kept - 1]) {
+      ids[kept] = ids[i];
+      ws[kept++] = ws[i];
+    }
+  light.clear();
+  for (uint64_t i = 0; i < kept; ++i)
+    if (ws[i] < light_below) light.push_back({ids[i], ws[i]});
+  if (light.empty()) return kept;
+  for (uint64_t i = kept, to = kept; i-- > 0;)  // the heavy ones to the end, in order (to >= i throughout)
+    if (!(ws[i] < light_below)) {
+      ids[--to] = ids[i];
+      ws[to] = ws[i];
+    }
+  for (size_t k = 0; k < light.size(); ++k) std::tie(ids[k], ws[k]) = light[k];
+  return kept;
+}
+
+}  // namespace weighted_sort_detail
+
 // The weighted lists' sort: each list by (id, weight), so that deduplication keeps each neighbour's lightest
 // copy; a list that shrank ends with a kNoVertex<Id> sentinel, like sort_and_dedup_lists'. With light_below > 0,
 // the entries lighter than it are written first, then the rest (Csr::light_below): kernel 3's light rounds
 // then read a list's first entries instead of testing every weight (in-core SCALE 20: the light rounds were a
-// quarter of a search, reading every reached list's weights once more).
+// quarter of a search, reading every reached list's weights once more). A list is sorted as pairs in a thread's
+// scratch, or where it lies when longer than kScratchEntries (the hubs): their copies (1.1 MB at SCALE 20) were
+// resident beside the raw adjacency at kernel 1's peak. Sorted in place, the few longest cost no measurable time.
 template <class Id, class W, class Off>
 void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint64_t count, W light_below = W(0)) {
+  constexpr uint64_t kScratchEntries = uint64_t(1) << 15;
 #pragma omp parallel
   {
-    std::vector<std::pair<Id, W>> scratch;
+    std::vector<std::pair<Id, W>> scratch, light;
 #pragma omp for schedule(dynamic, 64)
     for (uint64_t v = 0; v < count; ++v) {
       const uint64_t first = offsets[v], len = offsets[v + 1] - first;
-      scratch.resize(len);
-      for (uint64_t i = 0; i < len; ++i) scratch[i] = {adj[first + i], weights[first + i]};
-      std::sort(scratch.begin(), scratch.end());
       uint64_t kept = 0;
-      for (uint64_t i = 0; i < len; ++i)
-        if (kept == 0 || scratch[i].first != scratch[kept - 1].first) scratch[kept++] = scratch[i];
-      uint64_t at = first;
-      for (bool light : {true, false})  // none is light below 0 (weights are not negative): lists by id
-        for (uint64_t i = 0; i < kept; ++i)
-          if ((scratch[i].second < light_below) == light) {
-            adj[at] = scratch[i].first;
-            weights[at++] = scratch[i].second;
-          }
+      if (len > kScratchEntries) {
+        kept = weighted_sort_detail::sort_list_in_place(adj + first, weights + first, len, light_below, light);
+      } else {
+        scratch.resize(len);
+        for (uint64_t i = 0; i < len; ++i) scratch[i] = {adj[first + i], weights[first + i]};
+        std::sort(scratch.begin(), scratch.end());
+        for (uint64_t i = 0; i < len; ++i)
+          if (kept == 0 || scratch[i].first != scratch[kept - 1].first) scratch[kept++] = scratch[i];
+        uint64_t at = first;
+        for (bool is_light : {true, false})  // none is light below 0 (weights are not negative): lists by id
+          for (uint64_t i = 0; i < kept; ++i)
+            if ((scratch[i].second < light_below) == is_light) {
+              adj[at] = scratch[i].first;
+              weights[at++] = scratch[i].second;
+            }
+      }
       if (kept < len) adj[first + kept] = kNoVertex<Id>;
     }
   }
@@ -517,7 +614,9 @@ void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>
     offsets[v] = Off(start);
     Csr<Id, W>::note_duplicates(g.duplicates[v], g.many_duplicates, v, removed);
     const uint64_t end = start + kept, old_end = old_start + kept + removed;
-    if (old_end - released > (uint64_t(1) << 22)) {  // dead space [end, old_end) back to the OS
+    // Dead space [end, old_end) back to the OS a million entries at a time (2^22 kept 1 MB more resident at the
+    // start of the compaction, kernel 1's in-core peak, with no measurable gain in time).
+    if (old_end - released > (uint64_t(1) << 20)) {
       g.adj.release(end, old_end);
       if constexpr (kWeighted) g.weights.release(end, old_end);
       released = old_end;

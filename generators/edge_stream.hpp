@@ -64,21 +64,24 @@ struct GeneratedEdges {
   void for_each_edge_chunk(Fn&& fn) const {
     for_each_chunk(*this, std::forward<Fn>(fn));
   }
-  // fn(first_index, span<const Edge>, span<const float> weights) for every chunk, concurrently: the tuples
-  // with their kernel-3 weights (drawn only here: a BFS-only pass never pays for them).
+  // fn(first_index, span<const Edge>, span<const float> weights) for every piece of kWeightedPiece tuples,
+  // concurrently: the tuples with their kernel-3 weights (drawn only here: a BFS-only pass never pays for them).
+  // A piece is a quarter of a chunk: its buffers (20 bytes a tuple) are held by every thread beside kernel 1's
+  // in-core adjacency, at its peak (a chunk's made 2.5 MB of it at 2 threads, 0.15 bytes a tuple at SCALE 20).
+  static constexpr uint64_t kWeightedPiece = kDefaultEdgeChunk / 4;
   template <class Fn>
   void for_each_weighted_chunk(Fn&& fn) const {
-    const uint64_t chunks = chunk_count();
+    const uint64_t pieces = (spec().edge_count() + kWeightedPiece - 1) / kWeightedPiece;
     FirstError error;
 #pragma omp parallel
     {
       ChunkBuffer buffer;
-      buffer.edges.resize(kDefaultEdgeChunk);
-      buffer.weights.resize(kDefaultEdgeChunk);
+      buffer.edges.resize(kWeightedPiece);
+      buffer.weights.resize(kWeightedPiece);
 #pragma omp for schedule(dynamic, 1)
-      for (uint64_t c = 0; c < chunks; ++c)
+      for (uint64_t c = 0; c < pieces; ++c)
         error.run([&] {
-          const uint64_t begin = c * kDefaultEdgeChunk, end = std::min(spec().edge_count(), begin + kDefaultEdgeChunk);
+          const uint64_t begin = c * kWeightedPiece, end = std::min(spec().edge_count(), begin + kWeightedPiece);
           gen.generate(begin, end, buffer.edges.data(), buffer.weights.data());
           fn(begin, std::span<const Edge>(buffer.edges.data(), end - begin),
              std::span<const float>(buffer.weights.data(), end - begin));

@@ -16,6 +16,7 @@
 #include <optional>
 #include <algorithm>
 #include <queue>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -230,6 +231,54 @@ TEST(WeightedCsr, LightFirstListsHoldTheSameEntriesLightOnesFirst) {
   }
   EXPECT_GT(light_entries, 0u);
   EXPECT_LT(light_entries, g.directed_edges() / 4);
+}
+
+// Kernel 1's weighted sort: lists longer than a thread's scratch are sorted where they lie (hubs), the others in
+// the scratch; both give what sorting the pairs and keeping each id's first gives, light part first.
+TEST(WeightedCsr, LongListsSortedInPlaceAsShortOnesInScratch) {
+  std::mt19937_64 rng(7);
+  const std::vector<uint64_t> lengths = {40000, 32769, 32768, 300, 1, 0, 9000};
+  for (const float below : {0.0f, 0.05f}) {
+    std::vector<uint64_t> offsets = {0};
+    std::vector<uint32_t> adj;
+    std::vector<float> weights;
+    for (const uint64_t len : lengths) {
+      const uint32_t ids = uint32_t(std::max<uint64_t>(1, len / 5));  // about five copies of each neighbour
+      for (uint64_t i = 0; i < len; ++i) {
+        adj.push_back(uint32_t(rng() % ids));
+        weights.push_back(float(rng() % 1000) / 1000.0f);  // equal weights too
+      }
+      offsets.push_back(adj.size());
+    }
+    std::vector<uint32_t> got_adj = adj;
+    std::vector<float> got_w = weights;
+    sort_and_dedup_weighted_lists(got_adj.data(), got_w.data(), offsets.data(), lengths.size(), below);
+    for (size_t v = 0; v < lengths.size(); ++v) {
+      std::vector<std::pair<uint32_t, float>> want;
+      for (uint64_t i = offsets[v]; i < offsets[v + 1]; ++i) want.push_back({adj[i], weights[i]});
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end(), [](auto& a, auto& b) { return a.first == b.first; }), want.end());
+      std::stable_partition(want.begin(), want.end(), [&](auto& e) { return e.second < below; });
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got_adj[offsets[v] + i], want[i].first) << "list " << v << " entry " << i << " below " << below;
+        ASSERT_EQ(got_w[offsets[v] + i], want[i].second) << "list " << v << " entry " << i;
+      }
+      if (want.size() < lengths[v]) {
+        EXPECT_EQ(got_adj[offsets[v] + want.size()], kNoVertex<uint32_t>) << v;
+      }
+    }
+  }
+  // The depth limit's heapsort orders as the sort does.
+  std::vector<uint32_t> a(5000);
+  std::vector<float> w(5000);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint32_t(rng() % 700), w[i] = float(rng() % 50);
+  std::vector<std::pair<uint32_t, float>> want;
+  for (size_t i = 0; i < a.size(); ++i) want.push_back({a[i], w[i]});
+  std::sort(want.begin(), want.end());
+  weighted_sort_detail::sort_in_place(weighted_sort_detail::Paired<uint32_t, float>{a.data(), w.data()}, 0, a.size(), 0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(std::make_pair(a[i], w[i]), want[i]) << i;
+  }
 }
 
 uint64_t fnv_floats(const std::vector<float>& xs) {
