@@ -464,11 +464,11 @@ void sort_in_place(const P& p, size_t lo, size_t hi, int depth) {
     for (size_t k = i; k > lo && p.less(k, k - 1); --k) p.swap(k, k - 1);
 }
 
-// A list longer than a thread's scratch, sorted, deduplicated and split light-first where it lies; returns the
-// entries kept. Only the light entries are set aside (about len x delta of them).
+// A list sorted by (id, weight), deduplicated to each id's first entry (its lightest) and split light first (the
+// entries lighter than light_below, then the rest, each part in order) where it lies; returns the entries kept.
+// Only the light entries are set aside (about len x delta of them; none for lists by id).
 template <class Id, class W>
-uint64_t sort_list_in_place(Id* ids, W* ws, uint64_t len, W light_below, std::vector<std::pair<Id, W>>& light) {
-  sort_in_place(Paired<Id, W>{ids, ws}, 0, len, 2 * std::bit_width(len));
+uint64_t dedup_light_first(Id* ids, W* ws, uint64_t len, W light_below, std::vector<std::pair<Id, W>>& light) {
   uint64_t kept = 0;
   for (uint64_t i = 0; i < len; ++i)
     if (kept == 0 || ids[i] != ids[kept - 1]) {
@@ -506,24 +506,19 @@ void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint
 #pragma omp for schedule(dynamic, 64)
     for (uint64_t v = 0; v < count; ++v) {
       const uint64_t first = offsets[v], len = offsets[v + 1] - first;
-      uint64_t kept = 0;
+      Id* ids = adj + first;
+      W* ws = weights + first;
       if (len > kScratchEntries) {
-        kept = weighted_sort_detail::sort_list_in_place(adj + first, weights + first, len, light_below, light);
+        const weighted_sort_detail::Paired<Id, W> pairs{ids, ws};
+        weighted_sort_detail::sort_in_place(pairs, 0, len, 2 * std::bit_width(len));
       } else {
         scratch.resize(len);
-        for (uint64_t i = 0; i < len; ++i) scratch[i] = {adj[first + i], weights[first + i]};
+        for (uint64_t i = 0; i < len; ++i) scratch[i] = {ids[i], ws[i]};
         std::sort(scratch.begin(), scratch.end());
-        for (uint64_t i = 0; i < len; ++i)
-          if (kept == 0 || scratch[i].first != scratch[kept - 1].first) scratch[kept++] = scratch[i];
-        uint64_t at = first;
-        for (bool is_light : {true, false})  // none is light below 0 (weights are not negative): lists by id
-          for (uint64_t i = 0; i < kept; ++i)
-            if ((scratch[i].second < light_below) == is_light) {
-              adj[at] = scratch[i].first;
-              weights[at++] = scratch[i].second;
-            }
+        for (uint64_t i = 0; i < len; ++i) std::tie(ids[i], ws[i]) = scratch[i];
       }
-      if (kept < len) adj[first + kept] = kNoVertex<Id>;
+      const uint64_t kept = weighted_sort_detail::dedup_light_first(ids, ws, len, light_below, light);
+      if (kept < len) ids[kept] = kNoVertex<Id>;
     }
   }
 }
