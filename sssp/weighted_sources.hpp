@@ -73,9 +73,13 @@ class InCoreWeights {
 namespace sssp_detail {
 
 // Relaxes the entries of [first, last) that belong to the phase: light ones come first in a list by weight.
-template <class Id, class Relax>
-void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool light, float delta, Relax& relax) {
+// ahead(v) is told the target kAhead entries on, for a caller that prefetches what relax will load.
+inline constexpr long kAhead = 16;
+template <class Id, class Relax, class Ahead = void (*)(Id)>
+void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool light, float delta, Relax& relax,
+                     Ahead ahead = [](Id) {}) {
   for (; first != last; ++first) {
+    if (last - first > kAhead) ahead(first[kAhead].v);
     if ((first->w < delta) != light) {
       if (light) return;  // the rest are heavy
       continue;
