@@ -245,19 +245,19 @@ class DeltaStepping final : public ShortestPaths<Id> {
       std::vector<std::vector<Id>>& bins = bins_[t];
 #pragma omp for schedule(dynamic, kChunk) nowait
       for (size_t i = 0; i < from.size(); ++i) {
-        const Id u = from[i], parent = remote_.name(u);
-        const float du = distance(u);
-        auto relax = [&](Id v, float w) { improved += relax_edge(parent, du, v, w, bins); };
+        const Id u = from[i];
+        EdgeRelax relax{*this, remote_.name(u), distance(u), bins};
         if constexpr (Source::kDefers) {
           const float floor = source_.scan(u, light, relax);
           if (floor >= 0.0f) {
-            const uint64_t k = bucket_of(du + floor);
+            const uint64_t k = bucket_of(relax.du + floor);
             if (k >= due_[t].size()) due_[t].resize(k + 1);
             due_[t][k].push_back(u);
           }
         } else {
           source_.scan(u, light, relax);
         }
+        improved += relax.made;
       }
     }
     if constexpr (Source::kDefers)
@@ -273,6 +273,22 @@ class DeltaStepping final : public ShortestPaths<Id> {
       return remote_.take([this](Id i, float d, Id parent) { return improve(i, d, parent, bins_[size_t(omp_get_thread_num())]); });
   }
 
+  // A vertex's edges relaxed from it (u, named `parent`, at distance du), by a source's scan or a tail read: each
+  // improvement filed in the thread's bins and counted. ahead(v): a target some entries on, whose word is fetched
+  // early where the entries lie ahead in memory (sssp_detail::relax_by_weight) -- one process: the words are
+  // this array's.
+  struct EdgeRelax {
+    DeltaStepping& s;
+    Id parent;
+    float du;
+    std::vector<std::vector<Id>>& bins;
+    uint64_t made = 0;
+    void operator()(Id v, float w) { made += s.relax_edge(parent, du, v, w, bins); }
+    void ahead(Id v) const {
+      if constexpr (!Relaxations::kRemote) __builtin_prefetch(&s.state_[v]);
+    }
+  };
+
   // The marked tails read (kDefers) and their light or heavy edges relaxed.
   void read_marked(bool light, SsspStats& stats, uint64_t& improved) {
     // A thread's count on a line of its own, added to once a piece: a shared line written for every entry
@@ -283,16 +299,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
     std::vector<Count> counts(bins_.size());
     auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const size_t t = size_t(omp_get_thread_num());
-      const float du = distance(u);
-      const Id parent = remote_.name(u);
-      uint64_t made = 0;
-      auto relax = [&](Id v, float w) { made += relax_edge(parent, du, v, w, bins_[t]); };
-      // A tail in a read buffer lists its targets ahead of time: their words are fetched 16 entries early.
-      auto ahead = [&](Id v) {
-        if constexpr (!Relaxations::kRemote) __builtin_prefetch(&state_[v]);
-      };
-      sssp_detail::relax_by_weight(first, last, light, delta_, relax, ahead);
-      counts[t].n += made;
+      EdgeRelax relax{*this, remote_.name(u), distance(u), bins_[t]};
+      sssp_detail::relax_by_weight(first, last, light, delta_, relax);
+      counts[t].n += relax.made;
     };
     source_.finish(light, visit, stats.io);
     for (const Count& c : counts) improved += c.n;
