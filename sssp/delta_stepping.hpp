@@ -129,6 +129,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
     window_end_ = kWindow;
     bins_.assign(size_t(omp_get_max_threads()), {});
     due_.assign(bins_.size(), {});
+    due_long_.assign(bins_.size(), {});
     if (remote_.owns(root)) {
       const Id i = Id(root - remote_.lo);
       state_[i] = pack(0.0f, remote_.name(i));
@@ -155,6 +156,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
     bins_.clear();
     due_.clear();
+    due_long_.clear();
     source_.check();
     remote_.finish(stats);
     return stats;
@@ -195,18 +197,26 @@ class DeltaStepping final : public ShortestPaths<Id> {
   std::vector<Id> gather(uint64_t b) { return buckets::gather(bins_, b); }
   static uint64_t first_filled(const buckets::Bins<Id>& lists, uint64_t from) { return buckets::first_filled(lists, from); }
 
-  // The next bucket from b on (b itself if entries came back into it); false when none is left. Once a deferred
-  // tail is due at or before it, every deferred tail is read (reading one early is always correct: its vertex is
-  // settled), so a pass over the files serves as many buckets as the lightest tail weight spans -- 1649
-  // requests a search became 481 at SCALE 18 (reading only those due made as many passes as buckets). Their
-  // edges may fill an earlier bucket, so it is looked for again.
+  // The next bucket from b on (b itself if entries came back into it); false when none is left. Once a short
+  // deferred tail is due at or before it, every deferred tail is read (reading one early is always correct: its
+  // vertex is settled), so a pass over the files serves as many buckets as the lightest tail weight spans -- 1649
+  // requests a search became 481 at SCALE 18 (reading only those due made as many passes as buckets). A tail of a
+  // page or more (the source's long_tail) is read alone when due instead: a hub's tail falls due soon after its
+  // vertex settles, and made every short tail deferred so far be read with it, so that each pass read most of the
+  // short tails' span for a few of them (SCALE 22 under a 146 MB budget: 9.9 GB and 169k requests a search
+  // became 6.3 GB and 100k). Their edges may fill an earlier bucket, so it is looked for again.
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
       const uint64_t next = remote_.least(first_filled(bins_, b));
       if (next == UINT64_MAX && file_far()) continue;
       if constexpr (Source::kDefers) {
         if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= next) {
-          read_all_due(stats);
+          read_due(due_long_, UINT64_MAX);
+          read_due(due_, UINT64_MAX, &stats);
+          continue;
+        }
+        if (const uint64_t due = remote_.least(first_filled(due_long_, b)); due != UINT64_MAX && due <= next) {
+          read_due(due_long_, next, &stats);
           continue;
         }
       }
@@ -216,25 +226,26 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
   }
 
-  // Reads every deferred tail and relaxes their heavy edges.
-  void read_all_due(SsspStats& stats) {
-    for (auto& per_thread : due_) {
-      for (const std::vector<Id>& due : per_thread)
-        for (Id u : due) source_.mark(u);
-      per_thread.clear();
-    }
+  // Marks the deferred tails of `due` filed up to bucket `upto` and, with stats, reads every marked tail and
+  // relaxes their heavy edges.
+  void read_due(buckets::Bins<Id>& due, uint64_t upto, SsspStats* stats = nullptr) {
+    for (auto& per_thread : due)
+      for (uint64_t k = 0; k < per_thread.size() && k <= upto; ++k) {
+        for (Id u : per_thread[k]) source_.mark(u);
+        std::vector<Id>().swap(per_thread[k]);
+      }
+    if (!stats) return;
     uint64_t improved = 0;
-    read_marked(/*light=*/false, stats, improved);
-    stats.relaxations += improved + received();
+    read_marked(/*light=*/false, *stats, improved);
+    stats->relaxations += improved + received();
   }
 
   // Relaxes the light (or heavy) edges of every vertex in `from`; each thread files the vertices it improved
   // in its own bins (no lock, no merge until a bucket is gathered). A source with tails on storage (kDefers)
   // marks the tails a light round needs, read at once; a tail's heavy edges are filed instead by the first
   // bucket they can reach -- its lightest weight is at least its prefix's last (lists by weight), so
-  // fl32(du + w) lands no earlier than bucket_of(fl32(du + floor)) -- and read with every other deferred tail
-  // when the first falls due (read_all_due): many buckets' tails in one pass in file order, not a few pages a
-  // bucket.
+  // fl32(du + w) lands no earlier than bucket_of(fl32(du + floor)) -- and read when due, a short one with every
+  // other deferred tail (next_bucket): many buckets' tails in one pass in file order, not a few pages a bucket.
   void relax_all(const std::vector<Id>& from, SsspStats& stats, bool light) {
     uint64_t improved = 0;
     // Below two chunks one thread does the work anyway, and waking the others costs more than it (most of a
@@ -250,9 +261,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
         if constexpr (Source::kDefers) {
           const float floor = source_.scan(u, light, relax);
           if (floor >= 0.0f) {
-            const uint64_t k = bucket_of(relax.du + floor);
-            if (k >= due_[t].size()) due_[t].resize(k + 1);
-            due_[t][k].push_back(u);
+            buckets::file(source_.long_tail(u) ? due_long_[t] : due_[t], bucket_of(relax.du + floor), u);
           }
         } else {
           source_.scan(u, light, relax);
@@ -382,6 +391,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
+  buckets::Bins<Id> due_long_;
   std::vector<uint64_t> marks_;  // keep_current's bit a vertex, clear between rounds
 };
 

@@ -5,6 +5,7 @@
 //                              round, the least weight u's tail can hold (-1: nothing left to read), and
 //                              marks the tails a light round needs at once; and:
 //     mark(u)                  marks u's tail to read (the search's deferred tails, when due)
+//     long_tail(u)             whether u's tail is worth a read of its own when due (else it waits for all)
 //     finish(light, visit, io) reads the marked tails: visit(u, first, last) for each piece of one
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
 // In-core, lists are g's (by id) with the weights beside, so each entry is tested. On storage, the weighted CSR
@@ -141,6 +142,13 @@ class WeightsReadTails {
     if (!light) return std::max(last, delta_);
     if (last < delta_) mark(u);
     return -1.0f;
+  }
+  // Whether u's tail fills a page of the direct reads: then it is read alone when due (its request wastes at
+  // most its end pages), where a shorter one waits to be read with every other (neighbouring short tails share
+  // pages and requests).
+  bool long_tail(Id u) const {
+    const uint64_t d = g_.degree(u);
+    return (d - cache_.index.length(d)) * sizeof(NodeWeight<Id>) >= kDirectAlign;
   }
   void mark(Id u) {
     reads_->mark(u);
