@@ -203,8 +203,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // requests a search became 481 at SCALE 18 (reading only those due made as many passes as buckets). A tail of a
   // page or more (the source's long_tail) is read alone when due instead: a hub's tail falls due soon after its
   // vertex settles, and made every short tail deferred so far be read with it, so that each pass read most of the
-  // short tails' span for a few of them (SCALE 22 under a 146 MB budget: 9.9 GB and 169k requests a search
-  // became 6.3 GB and 100k). Their edges may fill an earlier bucket, so it is looked for again.
+  // short tails' span for a few of them (SCALE 22 under a 146 MB budget: 2.47 GB and 42k requests a search
+  // became 1.58 GB and 25k). Their edges may fill an earlier bucket, so it is looked for again.
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
       const uint64_t next = remote_.least(first_filled(bins_, b));
