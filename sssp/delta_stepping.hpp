@@ -301,7 +301,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // The marked tails read (kDefers) and their light or heavy edges relaxed.
   void read_marked(bool light, SsspStats& stats, uint64_t& improved) {
     // A thread's count on a line of its own, added to once a piece: a shared line written for every entry
-    // (each thread's counter beside the other's) took a quarter of the out-of-core search's time.
+    // (each thread's counter beside the other's) took a quarter of the tail reads' samples.
     struct alignas(64) Count {
       uint64_t n = 0;
     };
@@ -391,7 +391,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
-  buckets::Bins<Id> due_long_;
+  buckets::Bins<Id> due_long_;  // kDefers: tails of a page or more, each read when due (not with every other)
   std::vector<uint64_t> marks_;  // keep_current's bit a vertex, clear between rounds
 };
 
