@@ -211,12 +211,14 @@ class DeltaStepping final : public ShortestPaths<Id> {
       if (next == UINT64_MAX && file_far()) continue;
       if constexpr (Source::kDefers) {
         if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= next) {
-          read_due(due_long_, UINT64_MAX);
-          read_due(due_, UINT64_MAX, &stats);
+          mark_due(due_long_, UINT64_MAX);
+          mark_due(due_, UINT64_MAX);
+          read_heavy(stats);
           continue;
         }
         if (const uint64_t due = remote_.least(first_filled(due_long_, b)); due != UINT64_MAX && due <= next) {
-          read_due(due_long_, next, &stats);
+          mark_due(due_long_, next);
+          read_heavy(stats);
           continue;
         }
       }
@@ -226,18 +228,19 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
   }
 
-  // Marks the deferred tails of `due` filed up to bucket `upto` and, with stats, reads every marked tail and
-  // relaxes their heavy edges.
-  void read_due(buckets::Bins<Id>& due, uint64_t upto, SsspStats* stats = nullptr) {
+  // Marks the deferred tails of `due` filed up to bucket `upto` to be read, and forgets them.
+  void mark_due(buckets::Bins<Id>& due, uint64_t upto) {
     for (auto& per_thread : due)
       for (uint64_t k = 0; k < per_thread.size() && k <= upto; ++k) {
         for (Id u : per_thread[k]) source_.mark(u);
         std::vector<Id>().swap(per_thread[k]);
       }
-    if (!stats) return;
+  }
+  // Reads every marked tail and relaxes their heavy edges.
+  void read_heavy(SsspStats& stats) {
     uint64_t improved = 0;
-    read_marked(/*light=*/false, *stats, improved);
-    stats->relaxations += improved + received();
+    read_marked(/*light=*/false, stats, improved);
+    stats.relaxations += improved + received();
   }
 
   // Relaxes the light (or heavy) edges of every vertex in `from`; each thread files the vertices it improved
