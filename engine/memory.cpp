@@ -148,8 +148,9 @@ uint64_t tiered_state_bytes(uint64_t n, int id_bytes, bool sssp) {
 }
 
 uint64_t tiered_search_bytes(uint64_t n, int id_bytes, bool sssp) {
-  // Kernel 3: its search (validation's confirmed bits included), the tails to read (a bitmap).
-  if (sssp) return sssp_search_bytes(n) + (n + 63) / 64 * 8;
+  // Kernel 3: its search (validation's confirmed bits included) and four bitmaps: the tails to read, the tails
+  // done (delta_stepping.hpp's done_), the far vertices and a round's ordering marks.
+  if (sssp) return sssp_search_bytes(n) + 4 * ((n + 63) / 64 * 8);
   return 2 * n * uint64_t(id_bytes) + 4 * ((n + 63) / 64 * 8);  // parents, output parents; four bitmaps
 }
 

@@ -30,7 +30,8 @@ uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes);
 uint64_t tiered_state_bytes(uint64_t n, int id_bytes, bool sssp = false);
 // The search's part: the internal and the output parent arrays (validation's levels reuse the internal one
 // between searches), and four bitmaps: frontier, next frontier, tails to read, tree edges seen (validation).
-// Kernel 3 (sssp): its search's state and output, the tails to read, validation's confirmed byte a vertex.
+// Kernel 3 (sssp): its search's state and output, its bitmaps (tails to read and done, far vertices, a round's
+// order), validation's confirmed bits.
 uint64_t tiered_search_bytes(uint64_t n, int id_bytes, bool sssp = false);
 
 // The on-disk CSR build's O(N) besides its scratch (engine/build_csr_files.hpp): labels, 64-bit raw offsets and

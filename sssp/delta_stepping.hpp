@@ -87,7 +87,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  public:
   DeltaStepping(const Csr<Id>& g, Source source, float delta, Relaxations relaxations = {})
-      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n), far_(g.n), marks_((g.n + 63) / 64) {
+      : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n), far_(g.n),
+        done_(kAlongside ? g.n : 0), marks_((g.n + 63) / 64) {
     if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
   }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
@@ -126,6 +127,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
     far_.clear();
+    if constexpr (kAlongside) done_.clear();
     window_end_ = kWindow;
     bins_.assign(size_t(omp_get_max_threads()), {});
     due_.assign(bins_.size(), {});
@@ -165,7 +167,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   const Relaxations& relaxations() const { return remote_; }
 
   uint64_t state_bytes() const override {
-    uint64_t bytes = g_.n * sizeof(uint64_t) + (far_.word_count() + marks_.size()) * sizeof(uint64_t);
+    uint64_t bytes = g_.n * sizeof(uint64_t) + (far_.word_count() + done_.word_count() + marks_.size()) * sizeof(uint64_t);
     if constexpr (requires { source_.state_bytes(); }) bytes += source_.state_bytes();
     return bytes;
   }
@@ -183,6 +185,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  private:
   static constexpr uint64_t kUnreached = distance_word::kUnreached<Id>;
+  // Tails on storage in one process: a heavy read's tails that came along are relaxed too (read_marked).
+  static constexpr bool kAlongside = Source::kDefers && !Relaxations::kRemote;
   static constexpr size_t kChunk = 64;  // vertices a thread takes at a time in a round
   static uint64_t pack(float d, Id parent) { return distance_word::pack(d, parent); }
   static float dist_of(uint64_t s) { return distance_word::dist_of(s); }
@@ -232,7 +236,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
   void mark_due(buckets::Bins<Id>& due, uint64_t upto) {
     for (auto& per_thread : due)
       for (uint64_t k = 0; k < per_thread.size() && k <= upto; ++k) {
-        for (Id u : per_thread[k]) source_.mark(u);
+        for (Id u : per_thread[k])
+          if (!tail_done(u)) source_.mark(u);
         std::vector<Id>().swap(per_thread[k]);
       }
   }
@@ -263,9 +268,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
         EdgeRelax relax{*this, remote_.name(u), distance(u), bins};
         if constexpr (Source::kDefers) {
           const float floor = source_.scan(u, light, relax);
-          if (floor >= 0.0f) {
+          if (floor >= 0.0f && !tail_done(u))
             buckets::file(source_.long_tail(u) ? due_long_[t] : due_[t], bucket_of(relax.du + floor), u);
-          }
         } else {
           source_.scan(u, light, relax);
         }
@@ -311,11 +315,32 @@ class DeltaStepping final : public ShortestPaths<Id> {
     std::vector<Count> counts(bins_.size());
     auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const size_t t = size_t(omp_get_thread_num());
-      EdgeRelax relax{*this, remote_.name(u), distance(u), bins_[t]};
+      const uint64_t word = std::atomic_ref(state_[u]).load(std::memory_order_relaxed);
+      EdgeRelax relax{*this, remote_.name(u), dist_of(word), bins_[t]};
       sssp_detail::relax_by_weight(first, last, light, delta_, relax);
       counts[t].n += relax.made;
+      if constexpr (kAlongside)
+        if (!light) set_done(u, word);
     };
-    source_.finish(light, visit, stats.io);
+    // A heavy read's tails that came along: an unmarked vertex's whole tail in a buffer read for others (its
+    // neighbours' in the file), reached and not yet relaxed at its present distance, has its heavy edges
+    // relaxed now -- settled or not: the distance it has is a path's -- and is read again only if it improves.
+    auto alongside = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) -> uint64_t {
+      const uint64_t word = std::atomic_ref(state_[u]).load(std::memory_order_relaxed);
+      if (word == kUnreached || tail_done(u)) return 0;
+      const size_t t = size_t(omp_get_thread_num());
+      EdgeRelax relax{*this, remote_.name(u), dist_of(word), bins_[t]};
+      sssp_detail::relax_by_weight(first, last, /*light=*/false, delta_, relax);
+      counts[t].n += relax.made;
+      set_done(u, word);
+      return uint64_t(last - first);
+    };
+    if constexpr (kAlongside) {
+      if (!light) source_.finish(light, visit, stats.io, alongside);
+      else source_.finish(light, visit, stats.io);
+    } else {
+      source_.finish(light, visit, stats.io);
+    }
     for (const Count& c : counts) improved += c.n;
   }
 
@@ -336,6 +361,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // window (returns 1), or not.
   uint64_t improve(Id i, float d, Id parent, std::vector<std::vector<Id>>& bins) {
     if (!distance_word::improve(state_[i], d, parent)) return 0;
+    if constexpr (kAlongside) unset_done(i);
     if (const uint64_t k = bucket_of(d); k < window_end_) buckets::file(bins, k, i);
     else far_.set_atomic(i);
     return 1;
@@ -371,6 +397,26 @@ class DeltaStepping final : public ShortestPaths<Id> {
     return true;
   }
 
+  // done_ (kAlongside): u's tail's heavy edges relaxed at its present distance, whether it was read for u or came
+  // along. Set, then u's word read again: if it changed meanwhile, unset. An improvement unsets after its
+  // compare-and-swap; all four are seq_cst, so whichever order they fall in, a bit never outlives the distance
+  // it was set at (a relaxed order could let both sides miss the other, and the tail never be read again).
+  bool tail_done(Id u) const {
+    if constexpr (!kAlongside) return false;
+    return (std::atomic_ref(const_cast<uint64_t&>(done_.words()[u >> 6])).load(std::memory_order_relaxed) >> (u & 63)) & 1;
+  }
+  void set_done(Id u, uint64_t word) {
+    std::atomic_ref<uint64_t> w(done_.words()[u >> 6]);
+    const uint64_t bit = uint64_t(1) << (u & 63);
+    w.fetch_or(bit, std::memory_order_seq_cst);
+    if (std::atomic_ref(state_[u]).load(std::memory_order_seq_cst) != word) w.fetch_and(~bit, std::memory_order_seq_cst);
+  }
+  void unset_done(Id u) {
+    std::atomic_ref<uint64_t> w(done_.words()[u >> 6]);
+    const uint64_t bit = uint64_t(1) << (u & 63);
+    if (w.load(std::memory_order_seq_cst) & bit) w.fetch_and(~bit, std::memory_order_seq_cst);
+  }
+
   void translate(float* dist_out, Id* parent_out) const {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < g_.n; ++v) {
@@ -391,6 +437,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // next kWindow buckets are filed; a vertex improved past them waits as a bit in far_ until the window gets there.
   static constexpr uint64_t kWindow = 32;
   Bitmap far_;
+  Bitmap done_;  // kAlongside: tails whose heavy edges were relaxed at their vertex's present distance
   uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread

@@ -36,7 +36,7 @@ inline bool improve(uint64_t& word, float nd, Id parent) {
   uint64_t old = w.load(std::memory_order_relaxed);
   const uint64_t want = pack(nd, parent);
   while ((want >> 32) < (old >> 32))
-    if (w.compare_exchange_weak(old, want, std::memory_order_relaxed)) return true;
+    if (w.compare_exchange_weak(old, want, std::memory_order_seq_cst)) return true;
   return false;
 }
 

@@ -10,14 +10,17 @@
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
 // In-core, lists are g's (by id) with the weights beside, so each entry is tested. On storage, the weighted CSR
 // orders each list by weight: a bucket's light edges are a list's first entries, which the edge cache holds,
-// so a light phase reads nothing from storage unless a list's whole cached prefix is light; each settled
-// vertex's tail is read once, for its heavy edges.
+// so a light phase reads nothing from storage unless a list's whole cached prefix is light; each vertex's tail
+// is relaxed for its heavy edges once at its final distance: read when due, or sooner where it came whole in a
+// buffer read for other tails (finish's alongside; delta_stepping.hpp's read_marked).
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -156,18 +159,16 @@ class WeightsReadTails {
     if (!marked_.load(std::memory_order_relaxed)) marked_.store(true, std::memory_order_relaxed);
   }
   // Reads the marked tails. A light round reads each tail's head, then the whole tail of those whose head
-  // ended light (its first entries relaxed twice: harmless, a relaxation only lowers a distance).
-  template <class Visit>
-  void finish(bool light, Visit& visit, LevelIo& io) {
+  // ended light (its first entries relaxed twice: harmless, a relaxation only lowers a distance). A heavy read
+  // hands alongside(u, first, last), if given, every unmarked tail that came whole in its buffers.
+  template <class Visit, class Alongside = std::nullptr_t>
+  void finish(bool light, Visit& visit, LevelIo& io, Alongside&& alongside = nullptr) {
     if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
-    const uint64_t n = ids_;
-    auto checked = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
-      for (const NodeWeight<Id>* e = first; e != last; ++e)
-        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
-      visit(u, first, last);
-      return uint64_t(last - first);
-    };
-    if (!light) return reads_->read(checked, io);
+    auto checked = checking(visit);
+    if (!light) {
+      if constexpr (std::is_same_v<std::decay_t<Alongside>, std::nullptr_t>) return reads_->read(checked, io);
+      else return reads_->read(checked, io, UINT64_MAX, checking(alongside));
+    }
     reads_->read([&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const uint64_t seen = checked(u, first, last);
       const uint64_t tail = g_.degree(u) - cache_.index.length(g_.degree(u));
@@ -192,6 +193,22 @@ class WeightsReadTails {
   uint64_t state_bytes() const { return reads_->mark_bytes(); }
 
  private:
+  // fn(u, first, last) once every id of the entries is checked (storage may have changed since load); returns
+  // what fn returns, or (fn returning nothing) the entries' count.
+  template <class Fn>
+  auto checking(Fn& fn) const {
+    return [&fn, n = ids_](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) -> uint64_t {
+      for (const NodeWeight<Id>* e = first; e != last; ++e)
+        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
+      if constexpr (std::is_void_v<decltype(fn(u, first, last))>) {
+        fn(u, first, last);
+        return uint64_t(last - first);
+      } else {
+        return fn(u, first, last);
+      }
+    };
+  }
+
   const Csr<Id>& g_;
   const EdgeCache<NodeWeight<Id>>& cache_;
   float delta_;
