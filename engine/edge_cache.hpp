@@ -43,10 +43,19 @@ class PrefixIndex {
   }
   uint64_t length(uint64_t degree) const { return cached_entries(degree, k_, hub_); }  // of a prefix
   uint64_t word_begin(uint64_t w) const { return base_[w]; }  // first entry of vertex 64w's prefix
-  // First entry of v's prefix (walks up to 63 degrees: for sequential use, prefer word_begin and length).
+  // First entry of v's prefix (walks up to 63 list ends of v's word, one small load each: for sequential use,
+  // prefer word_begin and length).
   uint64_t begin(uint64_t v, const BlockOffsets& offsets) const {
     uint64_t at = base_[v / 64];
-    for (uint64_t u = v & ~uint64_t(63); u < v; ++u) at += length(offsets[u + 1] - offsets[u]);
+    const uint64_t count = v % 64;
+    if (count == 0) return at;
+    const BlockOffsets::WordEnds ends = offsets.word(v / 64);
+    uint64_t start = ends.begin();
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t end = ends(i);
+      at += length(end - start);
+      start = end;
+    }
     return at;
   }
   uint64_t entries() const { return base_.empty() ? 0 : base_.back(); }
