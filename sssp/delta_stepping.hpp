@@ -185,8 +185,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
  private:
   static constexpr uint64_t kUnreached = distance_word::kUnreached<Id>;
-  // Tails on storage in one process: a heavy read's tails that came along are relaxed too (read_marked).
-  static constexpr bool kAlongside = Source::kDefers && !Relaxations::kRemote;
+  // Tails on storage (one process, or a rank: the relaxations sent to this rank are taken after a read, never
+  // during it): a heavy read's tails that came along are relaxed too (read_marked).
+  static constexpr bool kAlongside = Source::kDefers;
   static constexpr size_t kChunk = 64;  // vertices a thread takes at a time in a round
   static uint64_t pack(float d, Id parent) { return distance_word::pack(d, parent); }
   static float dist_of(uint64_t s) { return distance_word::dist_of(s); }
