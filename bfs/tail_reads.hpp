@@ -73,10 +73,10 @@ class TailReads {
   // at load: visit checks every id it uses and throws InvalidEntry for one that is no vertex. Adds what it
   // scanned and read to io. head_entries: only each tail's first entries (kernel 3's light rounds: a list by
   // weight starts with its light edges).
-  // alongside(v, first, last), if given: each unmarked vertex whose whole tail came in a buffer read for the
-  // marked ones (between two of them, or in a merged gap), its entries examined returned likewise.
-  template <class Visit, class Alongside = std::nullptr_t>
-  void read(Visit&& visit, LevelIo& io, uint64_t head_entries = UINT64_MAX, Alongside&& alongside = nullptr) {
+  // wants(v), if given: an unmarked vertex whose whole tail came in a buffer read for the marked ones (between
+  // two of them, or in a merged gap) is visited too where wants(v) says so.
+  template <class Visit, class Wants = std::nullptr_t>
+  void read(Visit&& visit, LevelIo& io, uint64_t head_entries = UINT64_MAX, Wants&& wants = nullptr) {
     head_bytes_ = head_entries == UINT64_MAX ? UINT64_MAX : head_entries * sizeof(Entry);
     std::vector<uint64_t> chunks(parts_.parts());
     for (int p = 0; p < parts_.parts(); ++p) chunks[p] = (word_end(p) - word_begin(p) + kChunkWords - 1) / kChunkWords;
@@ -90,7 +90,7 @@ class TailReads {
       Cursor cursor(*this, chunks, parts_.home_part(omp_get_thread_num(), omp_get_num_threads()));
       errors.run([&] {
         reader.run([&](ReadRequest& r) { return cursor.next_request(r); },
-                   [&](const ReadRequest& r, const char* data) { scanned += deliver(r, data, visit, alongside); });
+                   [&](const ReadRequest& r, const char* data) { scanned += deliver(r, data, visit, wants); });
       });
       bytes += reader.bytes_read() - bytes0;
       requests += reader.requests() - requests0;
@@ -188,15 +188,18 @@ class TailReads {
     }
   };
 
-  // A completed request: each marked vertex's share of the buffer, to visit (and each unmarked one's whole tail
-  // in it, to alongside).
-  template <class Visit, class Alongside>
-  uint64_t deliver(const ReadRequest& r, const char* data, Visit& visit, Alongside& alongside) const {
-    constexpr bool kAlongside = !std::is_same_v<std::decay_t<Alongside>, std::nullptr_t>;
+  // A completed request: each marked vertex's share of the buffer, to visit (and each wanted unmarked one's
+  // whole tail in it).
+  template <class Visit, class Wants>
+  uint64_t deliver(const ReadRequest& r, const char* data, Visit& visit, Wants& wants) const {
     uint64_t scanned = 0;
     for (uint64_t x = r.tag[0]; x < r.tag[1]; ++x) {
       const bool marked = marks_.test(x);
-      if (!kAlongside && !marked) continue;
+      if constexpr (std::is_same_v<std::decay_t<Wants>, std::nullptr_t>) {
+        if (!marked) continue;
+      } else {
+        if (!marked && !wants(Id(x))) continue;
+      }
       uint64_t a, b;
       tail_bytes(x, int(r.file), a, b);
       if (!marked && (a >= b || a < r.offset || b > r.offset + r.length)) continue;  // not whole in this buffer
@@ -206,8 +209,7 @@ class TailReads {
       const Entry* first = reinterpret_cast<const Entry*>(data + (a - r.offset));
       const Entry* last = first + (b - a) / sizeof(Entry);
       try {
-        if (marked) scanned += visit(Id(x), first, last);
-        else if constexpr (kAlongside) scanned += alongside(Id(x), first, last);
+        scanned += visit(Id(x), first, last);
       } catch (const InvalidEntry& bad) {
         const Entry* at = static_cast<const Entry*>(bad.at);
         throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "

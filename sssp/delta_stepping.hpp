@@ -324,24 +324,13 @@ class DeltaStepping final : public ShortestPaths<Id> {
         if (!light) set_done(u, word);
     };
     // A heavy read's tails that came along: an unmarked vertex's whole tail in a buffer read for others (its
-    // neighbours' in the file), reached and not yet relaxed at its present distance, has its heavy edges
-    // relaxed now -- settled or not: the distance it has is a path's -- and is read again only if it improves.
-    auto alongside = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) -> uint64_t {
-      const uint64_t word = std::atomic_ref(state_[u]).load(std::memory_order_relaxed);
-      if (word == kUnreached || tail_done(u)) return 0;
-      const size_t t = size_t(omp_get_thread_num());
-      EdgeRelax relax{*this, remote_.name(u), dist_of(word), bins_[t]};
-      sssp_detail::relax_by_weight(first, last, /*light=*/false, delta_, relax);
-      counts[t].n += relax.made;
-      set_done(u, word);
-      return uint64_t(last - first);
+    // neighbours' in the file), reached and not yet relaxed at its present distance, is visited too -- settled
+    // or not: the distance it has is a path's -- and is read again only if its vertex improves.
+    auto along = [&](Id u) {
+      return std::atomic_ref(state_[u]).load(std::memory_order_relaxed) != kUnreached && !tail_done(u);
     };
-    if constexpr (kAlongside) {
-      if (!light) source_.finish(light, visit, stats.io, alongside);
-      else source_.finish(light, visit, stats.io);
-    } else {
-      source_.finish(light, visit, stats.io);
-    }
+    if constexpr (kAlongside) source_.finish(light, visit, stats.io, along);
+    else source_.finish(light, visit, stats.io);
     for (const Count& c : counts) improved += c.n;
   }
 

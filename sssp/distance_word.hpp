@@ -29,7 +29,9 @@ inline float load_dist(const uint64_t& word) {
   return dist_of(std::atomic_ref(const_cast<uint64_t&>(word)).load(std::memory_order_relaxed));
 }
 
-// word := (nd, parent) where nd is strictly smaller than its distance; true when it was.
+// word := (nd, parent) where nd is strictly smaller than its distance; true when it was. The swap is seq_cst:
+// delta_stepping.hpp's tails-done bits are unset after it and set before a reread of the word (x86: the same
+// locked instruction as relaxed).
 template <class Id>
 inline bool improve(uint64_t& word, float nd, Id parent) {
   std::atomic_ref<uint64_t> w(word);

@@ -12,7 +12,7 @@
 // orders each list by weight: a bucket's light edges are a list's first entries, which the edge cache holds,
 // so a light phase reads nothing from storage unless a list's whole cached prefix is light; each vertex's tail
 // is relaxed for its heavy edges once at its final distance: read when due, or sooner where it came whole in a
-// buffer read for other tails (finish's alongside; delta_stepping.hpp's read_marked).
+// buffer read for other tails (finish's wants; delta_stepping.hpp's read_marked).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -160,15 +159,18 @@ class WeightsReadTails {
   }
   // Reads the marked tails. A light round reads each tail's head, then the whole tail of those whose head
   // ended light (its first entries relaxed twice: harmless, a relaxation only lowers a distance). A heavy read
-  // hands alongside(u, first, last), if given, every unmarked tail that came whole in its buffers.
-  template <class Visit, class Alongside = std::nullptr_t>
-  void finish(bool light, Visit& visit, LevelIo& io, Alongside&& alongside = nullptr) {
+  // also visits each unmarked tail that came whole in its buffers where wants(u), if given, says so.
+  template <class Visit, class Wants = std::nullptr_t>
+  void finish(bool light, Visit& visit, LevelIo& io, Wants&& wants = nullptr) {
     if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
-    auto checked = checking(visit);
-    if (!light) {
-      if constexpr (std::is_same_v<std::decay_t<Alongside>, std::nullptr_t>) return reads_->read(checked, io);
-      else return reads_->read(checked, io, UINT64_MAX, checking(alongside));
-    }
+    const uint64_t n = ids_;
+    auto checked = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+      for (const NodeWeight<Id>* e = first; e != last; ++e)
+        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
+      visit(u, first, last);
+      return uint64_t(last - first);
+    };
+    if (!light) return reads_->read(checked, io, UINT64_MAX, wants);
     reads_->read([&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const uint64_t seen = checked(u, first, last);
       const uint64_t tail = g_.degree(u) - cache_.index.length(g_.degree(u));
@@ -193,22 +195,6 @@ class WeightsReadTails {
   uint64_t state_bytes() const { return reads_->mark_bytes(); }
 
  private:
-  // fn(u, first, last) once every id of the entries is checked (storage may have changed since load); returns
-  // what fn returns, or (fn returning nothing) the entries' count.
-  template <class Fn>
-  auto checking(Fn& fn) const {
-    return [&fn, n = ids_](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) -> uint64_t {
-      for (const NodeWeight<Id>* e = first; e != last; ++e)
-        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
-      if constexpr (std::is_void_v<decltype(fn(u, first, last))>) {
-        fn(u, first, last);
-        return uint64_t(last - first);
-      } else {
-        return fn(u, first, last);
-      }
-    };
-  }
-
   const Csr<Id>& g_;
   const EdgeCache<NodeWeight<Id>>& cache_;
   float delta_;
