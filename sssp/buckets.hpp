@@ -44,28 +44,33 @@ uint64_t first_filled(const Bins<Id>& bins, uint64_t from) {
   return next;
 }
 
+// Orders v by id, each id once. Many ids (from n/1024: setting their bits and reading the words they span
+// costs less than a sort from a few thousand) go through `marks`, a bit a vertex, all clear between calls.
+template <class Id>
+void order_unique(std::vector<Id>& v, std::vector<uint64_t>& marks) {
+  if (v.size() * 16 < marks.size()) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return;
+  }
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (Id x : v) {
+    marks[x >> 6] |= uint64_t(1) << (x & 63);
+    lo = std::min<uint64_t>(lo, x >> 6), hi = std::max<uint64_t>(hi, x >> 6);
+  }
+  v.clear();
+  for (uint64_t w = lo; w <= hi; ++w)  // none when v was empty (lo > hi)
+    for (uint64_t bits = std::exchange(marks[w], 0); bits != 0; bits &= bits - 1)
+      v.push_back(Id(w * 64 + uint64_t(std::countr_zero(bits))));
+}
+
 // Keeps the frontier's vertices whose distance still lies in bucket b (bucket_now(v) == b), each once (stale
-// entries moved to a lower bucket were settled there), in id order, and adds them to `settled`. A large
-// frontier is ordered through `marks` (a bit a vertex, all clear between calls) instead of a sort: setting its
-// bits and reading the words its ids span costs less than a sort from a few thousand vertices.
+// entries moved to a lower bucket were settled there), in id order, and adds them to `settled`.
 template <class Id, class BucketNow>
 void keep_current(std::vector<Id>& frontier, uint64_t b, std::vector<Id>& settled, BucketNow&& bucket_now,
                   std::vector<uint64_t>& marks) {
   std::erase_if(frontier, [&](Id v) { return bucket_now(v) != b; });
-  if (frontier.size() * 16 < marks.size()) {
-    std::sort(frontier.begin(), frontier.end());
-    frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
-  } else {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (Id v : frontier) {
-      marks[v >> 6] |= uint64_t(1) << (v & 63);
-      lo = std::min<uint64_t>(lo, v >> 6), hi = std::max<uint64_t>(hi, v >> 6);
-    }
-    frontier.clear();
-    for (uint64_t w = lo; w <= hi; ++w)  // none when every entry was stale (lo > hi)
-      for (uint64_t bits = std::exchange(marks[w], 0); bits != 0; bits &= bits - 1)
-        frontier.push_back(Id(w * 64 + uint64_t(std::countr_zero(bits))));
-  }
+  order_unique(frontier, marks);
   settled.insert(settled.end(), frontier.begin(), frontier.end());
 }
 

@@ -24,6 +24,7 @@
 #include "bfs/tail_reads.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/movable_atomic.hpp"
 #include "engine/csr.hpp"
 #include "sssp/buckets.hpp"
 #include "sssp/distance_word.hpp"
@@ -127,6 +128,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
 #pragma omp parallel for schedule(static)
     for (uint64_t v = 0; v < n; ++v) state_[v] = kUnreached;
     far_.clear();
+    far_least_.store(UINT64_MAX, std::memory_order_relaxed);
     if constexpr (kAlongside) done_.clear();
     window_end_ = kWindow;
     bins_.assign(size_t(omp_get_max_threads()), {});
@@ -149,10 +151,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
         ++stats.buckets;
         // A vertex improved again within the bucket came back in a later light round: its heavy edges once. Most
         // buckets settle in one round, whose vertices are already in order, each once.
-        if (std::adjacent_find(settled.begin(), settled.end(), std::greater_equal<Id>()) != settled.end()) {
-          std::sort(settled.begin(), settled.end());
-          settled.erase(std::unique(settled.begin(), settled.end()), settled.end());
-        }
+        if (std::adjacent_find(settled.begin(), settled.end(), std::greater_equal<Id>()) != settled.end())
+          buckets::order_unique(settled, marks_);
         relax_all(settled, stats, /*light=*/false);
       }
     }
@@ -353,37 +353,47 @@ class DeltaStepping final : public ShortestPaths<Id> {
     if (!distance_word::improve(state_[i], d, parent)) return 0;
     if constexpr (kAlongside) unset_done(i);
     if (const uint64_t k = bucket_of(d); k < window_end_) buckets::file(bins, k, i);
-    else far_.set_atomic(i);
+    else far_.set_atomic(i), lower_far(k);
     return 1;
   }
+  // Keeps far_least_ at or below bucket k (a far vertex's).
+  void lower_far(uint64_t k) {
+    uint64_t least = far_least_.load(std::memory_order_relaxed);
+    while (k < least && !far_least_.compare_exchange_weak(least, k, std::memory_order_relaxed)) {
+    }
+  }
 
-  // Once the window's buckets are empty on every rank: the window moves to the first bucket a far vertex now
-  // lies in and the far vertices within it are filed; false when none is left. A mark whose vertex has since
-  // moved into the window is dropped: it was filed then.
+  // Once the window's buckets are empty on every rank: the window moves to the least bucket a far vertex may lie
+  // in (far_least_, across ranks) and the far vertices within it are filed; false when none is left. A mark whose
+  // vertex has since moved into the window is dropped: it was filed then. One pass over the marks: the least
+  // bucket of those it keeps, with every mark made after it, bounds the next window from below (a kept vertex
+  // improved since may lie lower, into a window its first pass then finds empty; the pass after is exact), where
+  // a first pass only to find the least read every far vertex's word twice.
   bool file_far() {
+    const uint64_t first = remote_.least(far_least_.load(std::memory_order_relaxed));
+    if (first == UINT64_MAX) return false;
+    const uint64_t settled_below = window_end_;  // every bucket of the old window is settled
+    window_end_ = first + kWindow;
     uint64_t* words = far_.words();
     const uint64_t count = far_.word_count();
-    auto each = [&](uint64_t i, auto&& fn) {
-      for (uint64_t bits = words[i]; bits != 0; bits &= bits - 1) {
-        const int j = std::countr_zero(bits);
-        const uint64_t v = i * 64 + uint64_t(j), k = bucket_of(dist_of(state_[v]));
-        if (fn(v, k)) words[i] &= ~(uint64_t(1) << j);
-      }
-    };
-    uint64_t first = UINT64_MAX;
-#pragma omp parallel for schedule(static) reduction(min : first)
-    for (uint64_t i = 0; i < count; ++i)
-      each(i, [&](uint64_t, uint64_t k) { return k < window_end_ || (first = std::min(first, k), false); });
-    first = remote_.least(first);
-    if (first == UINT64_MAX) return false;
-    window_end_ = first + kWindow;
-#pragma omp parallel
+    uint64_t least = UINT64_MAX;
+#pragma omp parallel reduction(min : least)
     {
       std::vector<std::vector<Id>>& bins = bins_[size_t(omp_get_thread_num())];
 #pragma omp for schedule(static)
       for (uint64_t i = 0; i < count; ++i)
-        each(i, [&](uint64_t v, uint64_t k) { return k < window_end_ && (buckets::file(bins, k, Id(v)), true); });
+        for (uint64_t bits = words[i]; bits != 0; bits &= bits - 1) {
+          const int j = std::countr_zero(bits);
+          const uint64_t v = i * 64 + uint64_t(j), k = bucket_of(dist_of(state_[v]));
+          if (k >= window_end_) {
+            least = std::min(least, k);
+            continue;
+          }
+          if (k >= settled_below) buckets::file(bins, k, Id(v));
+          words[i] &= ~(uint64_t(1) << j);
+        }
     }
+    far_least_.store(least, std::memory_order_relaxed);
     return true;
   }
 
@@ -427,6 +437,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // next kWindow buckets are filed; a vertex improved past them waits as a bit in far_ until the window gets there.
   static constexpr uint64_t kWindow = 32;
   Bitmap far_;
+  MovableAtomic<uint64_t> far_least_{UINT64_MAX};  // at or below the least bucket of a vertex marked in far_
   Bitmap done_;  // kAlongside: tails whose heavy edges were relaxed at their vertex's present distance
   uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread

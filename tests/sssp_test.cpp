@@ -307,7 +307,7 @@ TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
   for (const float light_below : {0.0f, 0.025f}) {
     const Csr<uint32_t, float> g =
         build_csr<uint32_t, float>(GeneratedEdges{Kronecker({t.scale, 16, 2, 3})}, {}, nullptr, light_below);
-    for (const float delta : {0.1f, 0.025f, 1.0f, 1e9f})
+    for (const float delta : {0.1f, 0.025f, 1.0f, 1e9f, 0.002f})  // 0.002: the default, many windows of buckets
       for (const int threads : {1, 2}) {
         omp_set_num_threads(threads);
         DeltaStepping<uint32_t> sssp(g, delta);
@@ -328,6 +328,22 @@ TEST(DeltaStepping, ReferenceDistancesAndParentsForAnyDeltaAndThreads) {
       }
   }
   omp_set_num_threads(omp_get_num_procs());
+}
+
+// A bucket's vertices in id order, each once, by a sort (few) or through the marks (many), which it leaves clear.
+TEST(Buckets, OrderUniqueSortsAndDeduplicatesEitherWay) {
+  std::mt19937_64 rng(7);
+  for (const size_t count : {size_t(0), size_t(5), size_t(3000), size_t(100000)}) {
+    std::vector<uint64_t> marks(1 << 10, 0);  // 65,536 vertices: the marks from 64 ids on
+    std::vector<uint32_t> v(count);
+    for (uint32_t& x : v) x = uint32_t(rng() % (count < 64 ? 100 : 65536));
+    std::vector<uint32_t> want = v;
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    buckets::order_unique(v, marks);
+    EXPECT_EQ(v, want) << count << " ids";
+    EXPECT_TRUE(std::all_of(marks.begin(), marks.end(), [](uint64_t w) { return w == 0; })) << count << " ids";
+  }
 }
 
 // The weighted on-disk CSR (kernel 3 on storage) of SCALE 10, built in `parts` partitions with a small scratch
