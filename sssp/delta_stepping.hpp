@@ -352,8 +352,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t improve(Id i, float d, Id parent, std::vector<std::vector<Id>>& bins) {
     if (!distance_word::improve(state_[i], d, parent)) return 0;
     if constexpr (kAlongside) unset_done(i);
-    if (const uint64_t k = bucket_of(d); k < window_end_) buckets::file(bins, k, i);
-    else far_.set_atomic(i), lower_far(k);
+    if (const uint64_t k = bucket_of(d); k < window_end_) {
+      buckets::file(bins, k, i);
+    } else {
+      far_.set_atomic(i);
+      lower_far(k);
+    }
     return 1;
   }
   // Keeps far_least_ at or below bucket k (a far vertex's).
@@ -363,12 +367,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
   }
 
-  // Once the window's buckets are empty on every rank: the window moves to the least bucket a far vertex may lie
-  // in (far_least_, across ranks) and the far vertices within it are filed; false when none is left. A mark whose
-  // vertex has since moved into the window is dropped: it was filed then. One pass over the marks: the least
-  // bucket of those it keeps, with every mark made after it, bounds the next window from below (a kept vertex
-  // improved since may lie lower, into a window its first pass then finds empty; the pass after is exact), where
-  // a first pass only to find the least read every far vertex's word twice.
+  // Once the window's buckets are empty on every rank: the window moves to far_least_ (the least over the ranks)
+  // and the far vertices within it are filed; false when none is left. A mark whose vertex has since moved into
+  // the window is dropped: it was filed then. One pass over the marks (a first one only to find the least read
+  // every far word twice): the least bucket of the marks it keeps, lowered by every mark made after, is a lower
+  // bound for the next move -- a kept vertex improved since may lie lower, and a window placed by it may be
+  // empty; the pass that finds it so leaves the exact least.
   bool file_far() {
     const uint64_t first = remote_.least(far_least_.load(std::memory_order_relaxed));
     if (first == UINT64_MAX) return false;
