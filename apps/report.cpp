@@ -108,8 +108,9 @@ nlohmann::json sssp_search_json(const RunResult& r, size_t i) {
             {"max_dist", f.max_dist},
             {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)},
             {"buckets", r.sssp_stats[i].buckets},
-            {"relaxations", r.sssp_stats[i].relaxations}});
-  if (r.placement.tier->counts_reads) {  // the tails kernel 3 read (each settled vertex's once, for its heavy edges)
+            {"relaxations", r.sssp_stats[i].relaxations},
+            {"stage_ends", r.sssp_stats[i].stage_ends}});
+  if (r.placement.tier->counts_reads) {  // the parts of tails kernel 3 read (each stage's share of them)
     j["edges_storage"] = r.sssp_stats[i].io.edges_storage;
     j["bytes_read"] = r.sssp_stats[i].io.bytes_read;
     j["io_requests"] = r.sssp_stats[i].io.requests;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -75,9 +76,18 @@ class TailReads {
   // weight starts with its light edges).
   // wants(v), if given: an unmarked vertex whose whole tail came in a buffer read for the marked ones (between
   // two of them, or in a merged gap) is visited too where wants(v) says so.
-  template <class Visit, class Wants = std::nullptr_t>
-  void read(Visit&& visit, LevelIo& io, uint64_t head_entries = UINT64_MAX, Wants&& wants = nullptr) {
-    head_bytes_ = head_entries == UINT64_MAX ? UINT64_MAX : head_entries * sizeof(Entry);
+  // head_entries may instead be a function of the vertex (kernel 3's stages: what each tail may hold below a
+  // bound), each head then running on to the end of its last page; a visit taking a fourth argument is told
+  // whether its piece ends such a head short of the tail's end.
+  template <class Visit, class Head = uint64_t, class Wants = std::nullptr_t>
+  void read(Visit&& visit, LevelIo& io, Head head_entries = UINT64_MAX, Wants&& wants = nullptr) {
+    if constexpr (std::is_invocable_r_v<uint64_t, Head, Id>) {
+      head_bytes_ = UINT64_MAX;
+      head_of_ = head_entries;
+    } else {
+      head_bytes_ = head_entries == UINT64_MAX ? UINT64_MAX : head_entries * sizeof(Entry);
+      head_of_ = nullptr;
+    }
     std::vector<uint64_t> chunks(parts_.parts());
     for (int p = 0; p < parts_.parts(); ++p) chunks[p] = (word_end(p) - word_begin(p) + kChunkWords - 1) / kChunkWords;
     for (auto& c : claim_) c.store(0, std::memory_order_relaxed);
@@ -96,6 +106,7 @@ class TailReads {
       requests += reader.requests() - requests0;
     }
     clear();
+    head_of_ = nullptr;
     errors.rethrow();
     io.edges_storage += scanned;
     io.bytes_read += bytes;
@@ -105,12 +116,21 @@ class TailReads {
  private:
   static constexpr uint64_t kChunkWords = 64;  // bitmap words (4096 vertices) per work item
 
-  // Byte range [a, b) of v's tail in partition p's file.
-  void tail_bytes(uint64_t v, int p, uint64_t& a, uint64_t& b) const {
+  // Byte range [a, b) of v's tail in partition p's file (head: only this read's head of it); `whole`: its end.
+  void tail_bytes(uint64_t v, int p, uint64_t& a, uint64_t& b, bool head = true, uint64_t* whole = nullptr) const {
     const CsrLayout& L = files_.layout();
     const uint64_t start = g_.offsets[v], end = g_.offsets[v + 1];
     a = (start + cached_.length(end - start) - L.part_first[p]) * sizeof(Entry);
-    b = std::min((end - L.part_first[p]) * sizeof(Entry), head_bytes_ == UINT64_MAX ? UINT64_MAX : a + head_bytes_);
+    const uint64_t e = (end - L.part_first[p]) * sizeof(Entry);
+    if (whole) *whole = e;
+    if (!head) {
+      b = e;
+    } else if (head_of_) {
+      const uint64_t h = head_of_(Id(v));
+      b = h >= (e - a) / sizeof(Entry) ? e : std::min(e, align_up(a + h * sizeof(Entry)));
+    } else {
+      b = std::min(e, head_bytes_ == UINT64_MAX ? UINT64_MAX : a + head_bytes_);
+    }
   }
 
   // One thread's walk over the marked vertices: claims chunks (home part first), turns runs of nearby
@@ -152,9 +172,18 @@ class TailReads {
           v = v_end;
           continue;
         }
+        if (!resume && empty(first)) {  // a head of nothing: its bound fell below the tail's first entry
+          v = first + 1;
+          continue;
+        }
         fill(r, first);
         return true;
       }
+    }
+    bool empty(uint64_t w) const {
+      uint64_t a, b;
+      t.tail_bytes(w, p, a, b);
+      return a >= b;
     }
     // The request starting at marked vertex `first`: its tail (or the next piece of it), merged with the
     // marked tails that follow within merge_gap bytes while the request stays within request_bytes.
@@ -200,16 +229,20 @@ class TailReads {
       } else {
         if (!marked && !wants(Id(x))) continue;
       }
-      uint64_t a, b;
-      tail_bytes(x, int(r.file), a, b);
+      uint64_t a, b, whole;
+      tail_bytes(x, int(r.file), a, b, marked, &whole);
       if (!marked && (a >= b || a < r.offset || b > r.offset + r.length)) continue;  // not whole in this buffer
+      const bool short_head = b < whole && b <= r.offset + r.length;  // this piece ends a head, the tail goes on
       a = std::max(a, r.offset);
       b = std::min(b, r.offset + r.length);
       if (a >= b) continue;
       const Entry* first = reinterpret_cast<const Entry*>(data + (a - r.offset));
       const Entry* last = first + (b - a) / sizeof(Entry);
       try {
-        scanned += visit(Id(x), first, last);
+        if constexpr (std::is_invocable_v<Visit&, Id, const Entry*, const Entry*, bool>)
+          scanned += visit(Id(x), first, last, short_head);
+        else
+          scanned += visit(Id(x), first, last);
       } catch (const InvalidEntry& bad) {
         const Entry* at = static_cast<const Entry*>(bad.at);
         throw Error(fmt::format("{} is corrupted: the entry at offset {} holds {}, not a vertex id (the file changed "
@@ -231,6 +264,7 @@ class TailReads {
   const Partitioning& parts_;
   uint64_t active_;
   uint64_t head_bytes_ = UINT64_MAX;  // this read's limit on each tail (bytes from its start)
+  std::function<uint64_t(Id)> head_of_;  // or its limit for each vertex, in entries
   Bitmap marks_;
   std::vector<std::atomic<uint64_t>> claim_;
   std::vector<std::unique_ptr<UringReader>> readers_;  // one per thread

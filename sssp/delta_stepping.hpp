@@ -7,12 +7,15 @@
 // any number of threads (an improvement of u always re-relaxes u's edges). It runs over a weighted source
 // (weighted_sources.hpp): in-core lists, or on storage an edge cache with tails read or mapped. The same search
 // serves each MPI rank (cluster/dist_sssp.hpp): a Relaxations policy says whose vertices it holds.
+// In one process the search runs in stages (next_stage): a stage relaxes only what lands below its end, and at
+// each end every vertex not yet settled pulls from its settled neighbours; most heavy edges are never touched.
 #pragma once
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -36,6 +39,7 @@ struct SsspStats {
   uint64_t reached = 0;
   uint64_t buckets = 0;      // buckets settled
   uint64_t relaxations = 0;  // successful ones
+  uint64_t stage_ends = 0;   // over lists by weight in one process: the stages' ends (next_stage)
   LevelIo io;                // on storage: the tails read
 };
 
@@ -130,6 +134,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
     far_.clear();
     far_least_.store(UINT64_MAX, std::memory_order_relaxed);
     if constexpr (kAlongside) done_.clear();
+    stage_end_ = kStaged ? kFirstStage : INFINITY;
+    cut_ = kStaged ? std::max<uint64_t>(bucket_of(stage_end_), 1) : UINT64_MAX;
+    cut_dist_ = first_in_bucket(cut_);
+    buckets_before_ = UINT64_MAX;
     window_end_ = kWindow;
     bins_.assign(size_t(omp_get_max_threads()), {});
     due_.assign(bins_.size(), {});
@@ -210,20 +218,29 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // vertex settles, and made every short tail deferred so far be read with it, so that each pass read most of the
   // short tails' span for a few of them (SCALE 22 under a 146 MB budget: 2.47 GB and 42k requests a search
   // became 1.58 GB and 25k). Their edges may fill an earlier bucket, so it is looked for again.
+  // A stage ends where the next bucket lies at or past its cut (next_stage): the tails due by then are read first,
+  // those due later are not needed.
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
       const uint64_t next = remote_.least(first_filled(bins_, b));
       if (next == UINT64_MAX && file_far()) continue;
       if constexpr (Source::kDefers) {
-        if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= next) {
-          mark_due(due_long_, UINT64_MAX);
-          mark_due(due_, UINT64_MAX);
+        const uint64_t upto = std::min(next, cut_ - 1);
+        if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= upto) {
+          mark_due(due_long_, cut_ - 1);
+          mark_due(due_, cut_ - 1);
           read_heavy(stats);
           continue;
         }
-        if (const uint64_t due = remote_.least(first_filled(due_long_, b)); due != UINT64_MAX && due <= next) {
-          mark_due(due_long_, next);
+        if (const uint64_t due = remote_.least(first_filled(due_long_, b)); due != UINT64_MAX && due <= upto) {
+          mark_due(due_long_, upto);
           read_heavy(stats);
+          continue;
+        }
+      }
+      if constexpr (kStaged) {
+        if (next >= cut_ && cut_ != UINT64_MAX) {
+          next_stage(stats);
           continue;
         }
       }
@@ -231,6 +248,114 @@ class DeltaStepping final : public ShortestPaths<Id> {
       b = next;
       return true;
     }
+  }
+
+  // The end of a stage: every bucket below the cut is settled, and every edge from a settled vertex that lands
+  // below it has been relaxed, so each distance below the cut is final. Of the edges left, those that land below
+  // the next cut (kStageGrowth times farther) must be relaxed before the next stage settles anything, and only
+  // toward vertices not yet settled: either the settled push them (each reads its list on to the next cut: few
+  // vertices early on, the hubs, for a sliver of their lists) or the others pull them (each reads its own list up
+  // to its present distance or the next cut, whichever is less, and takes the best through a settled neighbour:
+  // few vertices late, mostly of low degree). Whichever the source says costs less (band_cost) is done: a hub's
+  // tail is read for a few percent of its entries, not whole. What lands past the cut is not filed, so a stage
+  // ends with nothing queued; after a stage that settled nothing one last pull is made with no cut after it, so a
+  // vertex reached only over a pruned edge is found however far, and the search ends when nothing is left.
+  void next_stage(SsspStats& stats) {
+    if constexpr (Source::kDefers) {
+      for (auto* due : {&due_, &due_long_})
+        for (auto& per_thread : *due) per_thread.clear();
+      if constexpr (kAlongside) done_.clear();  // done meant: relaxed below this cut
+    }
+    const float settled_below = cut_dist_;
+    float farthest = 0;  // of the settled
+#pragma omp parallel for schedule(static) reduction(max : farthest)
+    for (uint64_t v = 0; v < g_.n; ++v)
+      if (const float d = distance(Id(v)); d < settled_below) farthest = std::max(farthest, d);
+    // A stage that settled nothing although its cut lay past every edge below weight 1 (the spec's weights) from
+    // the settled: what is left is reached only over heavier edges, or not at all.
+    const bool last = (stats.buckets == buckets_before_ && settled_below >= farthest + 1.0f) || stage_end_ > kLastStage;
+    if (last) {
+      cut_ = UINT64_MAX;
+    } else {
+      stage_end_ *= kStageGrowth;
+      cut_ = std::max(bucket_of(stage_end_), cut_ + 1);
+    }
+    cut_dist_ = first_in_bucket(cut_);
+    uint64_t push_cost = 0, pull_cost = 0;
+#pragma omp parallel for schedule(static) reduction(+ : push_cost, pull_cost)
+    for (uint64_t v = 0; v < g_.n; ++v) {
+      if (g_.offsets[v] == g_.offsets[v + 1]) continue;
+      const float d = distance(Id(v));
+      if (d < settled_below) push_cost += source_.band_cost(Id(v), cut_dist_ - d);
+      else pull_cost += source_.band_cost(Id(v), std::min(d, cut_dist_));
+    }
+    if (last || pull_cost <= push_cost) pull(settled_below, stats);
+    else push(settled_below, stats);
+    buckets_before_ = stats.buckets;
+    ++stats.stage_ends;
+  }
+
+  // Every settled vertex relaxes its edges again, now up to the new cut (those below the old one once more: they
+  // improve nothing), a million vertices' worth at a time (their list, at most 4 MB, is the push's only memory).
+  void push(float settled_below, SsspStats& stats) {
+    std::vector<Id> settled;
+    for (uint64_t first = 0; first < g_.n; first += kPushVertices) {
+      settled.clear();
+      for (uint64_t v = first; v < std::min(g_.n, first + kPushVertices); ++v)
+        if (g_.offsets[v] != g_.offsets[v + 1] && distance(Id(v)) < settled_below) settled.push_back(Id(v));
+      relax_all(settled, stats, /*light=*/true);
+      relax_all(settled, stats, /*light=*/false);
+    }
+  }
+
+  // Every vertex with edges whose distance is not below settled_below takes its best distance through a settled
+  // neighbour, where that lands below the new cut: a sum past it waits for the next stage's end (the vertex pulls
+  // again then), so a vertex far from every settled one reads its list only up to the cut, not whole. The entries
+  // a source holds in DRAM or in place are taken at once; on storage, the tails that may hold lighter ones after.
+  void pull(float settled_below, SsspStats& stats) {
+    auto limit = [&](Id v) { return std::min(distance(v), cut_dist_); };
+    auto from = [&](Id v, std::vector<std::vector<Id>>& bins, uint64_t& improved) {
+      return [&, v](Id u, float w) {
+        const float du = distance(u), nd = du + w;
+        if (du < settled_below && nd < cut_dist_) improved += improve(v, nd, remote_.name(u), bins);
+      };
+    };
+    uint64_t improved = 0;
+#pragma omp parallel reduction(+ : improved)
+    {
+      std::vector<std::vector<Id>>& bins = bins_[size_t(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1024)
+      for (uint64_t v = 0; v < g_.n; ++v) {
+        if (g_.offsets[v] == g_.offsets[v + 1] || distance(Id(v)) < settled_below) continue;
+        auto take = from(Id(v), bins, improved);
+        if constexpr (Source::kDefers) {
+          if (source_.pull(Id(v), limit(Id(v)), take)) source_.mark(Id(v));
+        } else {
+          source_.pull(Id(v), limit(Id(v)), take);
+        }
+      }
+    }
+    if constexpr (Source::kDefers) {
+      std::vector<uint64_t> counts(bins_.size() * 8);  // a line a thread
+      auto visit = [&](Id v, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+        const size_t t = size_t(omp_get_thread_num());
+        auto take = from(v, bins_[t], counts[t * 8]);
+        for (const NodeWeight<Id>* e = first; e != last && e->w < limit(v); ++e) take(e->v, e->w);
+      };
+      source_.finish_pull(visit, stats.io, limit);
+      for (size_t t = 0; t < bins_.size(); ++t) improved += counts[t * 8];
+    }
+    stats.relaxations += improved;
+  }
+
+  // The least distance whose bucket is k or later (+inf for none): a relaxation lands in a bucket before k exactly
+  // when its sum is below it.
+  float first_in_bucket(uint64_t k) const {
+    if (k == UINT64_MAX) return INFINITY;
+    float d = float(double(k) * double(delta_));
+    while (d > 0.0f && bucket_of(std::nextafter(d, 0.0f)) >= k) d = std::nextafter(d, 0.0f);
+    while (bucket_of(d) < k) d = std::nextafter(d, INFINITY);
+    return d;
   }
 
   // Marks the deferred tails of `due` filed up to bucket `upto` to be read, and forgets them.
@@ -269,7 +394,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
         EdgeRelax relax{*this, remote_.name(u), distance(u), bins};
         if constexpr (Source::kDefers) {
           const float floor = source_.scan(u, light, relax);
-          if (floor >= 0.0f && !tail_done(u))
+          if (floor >= 0.0f && !tail_done(u) && relax.du + floor < cut_dist_)
             buckets::file(source_.long_tail(u) ? due_long_[t] : due_[t], bucket_of(relax.du + floor), u);
         } else {
           source_.scan(u, light, relax);
@@ -301,6 +426,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
     std::vector<std::vector<Id>>& bins;
     uint64_t made = 0;
     void operator()(Id v, float w) { made += s.relax_edge(parent, du, v, w, bins); }
+    // Past this stage's cut: in a list by weight, so is every entry after it.
+    bool beyond(float w) const { return du + w >= s.cut_dist_; }
     void ahead(Id v) const {
       if constexpr (!Relaxations::kRemote) __builtin_prefetch(&s.state_[v]);
     }
@@ -329,7 +456,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
     auto along = [&](Id u) {
       return std::atomic_ref(state_[u]).load(std::memory_order_relaxed) != kUnreached && !tail_done(u);
     };
-    if constexpr (kAlongside) source_.finish(light, visit, stats.io, along);
+    // A heavy read needs of each tail the entries that land below the cut: lighter than cut - du, rounded up (an
+    // entry at least that heavy sums to the cut or past it; the source reads on past a head that ends lighter).
+    auto need = [&](Id u) { return (cut_dist_ - distance(u)) * (1.0f + 1e-6f) + 1e-30f; };
+    if constexpr (kAlongside) source_.finish(light, visit, stats.io, along, need);
     else source_.finish(light, visit, stats.io);
     for (const Count& c : counts) improved += c.n;
   }
@@ -339,6 +469,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // 1), or not; across ranks another's v is sent to its owner.
   uint64_t relax_edge(Id parent, float du, Id v, float w, std::vector<std::vector<Id>>& bins) {
     const float nd = du + w;  // float + float: fl32, as the reference relaxes
+    if (nd >= cut_dist_) return 0;  // left to the stage's end (next_stage)
     if constexpr (Relaxations::kRemote) {
       if (!remote_.owns(v)) {
         remote_.send(v, nd, parent);
@@ -443,6 +574,20 @@ class DeltaStepping final : public ShortestPaths<Id> {
   Bitmap far_;
   MovableAtomic<uint64_t> far_least_{UINT64_MAX};  // at or below the least bucket of a vertex marked in far_
   Bitmap done_;  // kAlongside: tails whose heavy edges were relaxed at their vertex's present distance
+  // Stages (one process, over lists by weight; a rank's search, or lists by id, have one stage and no cut): the
+  // first ends at distance kFirstStage, each next kStageGrowth times farther. Edges a search touches, counted from
+  // the final distances at SCALE 20 (an ideal pull, every list by weight), for first ends of 0.04 / 0.06 / 0.08
+  // and growth 1.5 / 2 / 3 / none: 10.5 / 8.0 / 7.4 / 14.4%, 10.9 / 9.0 / 8.8 / 13.4%, 11.9 / 10.4 / 10.3 / 13.7%.
+  // Out of core a tail's head costs a page however few entries it holds, so narrower stages read less: SCALE 22,
+  // 146M budget, 4 roots, bytes a search for growth 3 / 2 / 1.5 / 1.3: 748 / 532 / 471 / 408 MB, time a search
+  // 1.82 / 1.68 / 1.82 / 2.16 s (each end costs a pass over the vertices).
+  static constexpr bool kStaged = !Relaxations::kRemote && Source::kByWeight;
+  static constexpr float kFirstStage = 0.04f, kStageGrowth = 2.0f, kLastStage = 1e6f;
+  static constexpr uint64_t kPushVertices = uint64_t(1) << 20;
+  float stage_end_ = INFINITY;
+  uint64_t cut_ = UINT64_MAX;    // the first bucket past the stage: relaxations landing there wait for its end
+  float cut_dist_ = INFINITY;    // the least distance in bucket cut_
+  uint64_t buckets_before_ = 0;  // buckets settled by the last stage's end
   uint64_t window_end_ = kWindow;
   buckets::Bins<Id> bins_;  // vertices improved into each bucket, by thread
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread

@@ -8,11 +8,21 @@
 //     long_tail(u)             whether u's tail is worth a read of its own when due (else it waits for all)
 //     finish(light, visit, io) reads the marked tails: visit(u, first, last) for each piece of one
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
+//   kByWeight                  each list is ordered by weight, so a scan can stop where a stage's cut lies;
+//                              then (kernel 3's stage ends, in one process):
+//   pull(v, limit, take)       take(u, w) for the entries of v's list lighter than `limit` it holds; kDefers:
+//                              returns whether v's tail may hold more, and
+//     finish_pull(visit, io, limit)  reads the marked tails' entries lighter than limit(v)
+//   band_cost(u, limit)        what reading u's entries lighter than limit would cost (bytes from storage or in
+//                              place), for choosing at a stage's end between the settled pushing and the others
+//                              pulling
+//   finish(..., need)          (kDefers) a heavy read of each tail's entries lighter than need(u) only
 // In-core, lists are g's (by id) with the weights beside, so each entry is tested. On storage, the weighted CSR
 // orders each list by weight: a bucket's light edges are a list's first entries, which the edge cache holds,
 // so a light phase reads nothing from storage unless a list's whole cached prefix is light; each vertex's tail
-// is relaxed for its heavy edges once at its final distance: read when due, or sooner where it came whole in a
-// buffer read for other tails (finish's wants; delta_stepping.hpp's read_marked).
+// is relaxed for its heavy edges at its final distance, up to the search's stage (delta_stepping.hpp's
+// next_stage): read when due, or sooner where it came whole in a buffer read for other tails (finish's wants;
+// delta_stepping.hpp's read_marked).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -43,6 +53,7 @@ template <class Id>
 class InCoreWeights {
  public:
   static constexpr bool kDefers = false;
+  static constexpr bool kByWeight = false;
   InCoreWeights(const Csr<Id>& g, const float* weights, float delta, float light_below = 0)
       : g_(g), w_(weights), delta_(delta), light_first_(light_below == delta) {}
 
@@ -80,9 +91,12 @@ namespace sssp_detail {
 // in a read buffer: 1.04-1.09x on top of the counters' fix; dax's lists in place: 1.14-1.17x; SCALE 22, 3
 // interleaved rounds).
 inline constexpr long kAhead = 16;
+// A relax with beyond(w) says where the search's stage ends: that entry and (by weight) the rest are left.
 template <class Id, class Relax>
 void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool light, float delta, Relax& relax) {
   for (; first != last; ++first) {
+    if constexpr (requires { relax.beyond(first->w); })
+      if (relax.beyond(first->w)) return;
     if constexpr (requires { relax.ahead(first->v); })
       if (last - first > kAhead) relax.ahead(first[kAhead].v);
     if ((first->w < delta) != light) {
@@ -93,6 +107,25 @@ void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bo
   }
 }
 
+// How many of a tail's `tail` entries, ordered by weight from w0 on, to read for those lighter than limit: as
+// many as the weights (uniform in [0, 1) by the spec) make them, a quarter more and 32; all where that is most.
+inline uint64_t entries_below(uint64_t tail, float w0, float limit) {
+  if (!(limit < 1.0f) || w0 >= 1.0f) return tail;
+  if (!(w0 < limit)) return 0;
+  const double share = (double(limit) - w0) / (1.0 - w0);
+  return std::min<uint64_t>(tail, uint64_t(share * double(tail) * 1.25) + 32);
+}
+
+// The entries of [first, last) lighter than limit, by weight: take(u, w) each; returns whether all were.
+template <class Id, class Take>
+bool pull_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, float limit, Take& take) {
+  for (; first != last; ++first) {
+    if (!(first->w < limit)) return false;
+    take(first->v, first->w);
+  }
+  return true;
+}
+
 }  // namespace sssp_detail
 
 // In DRAM as (id, weight) pairs, each list lightest first (an MPI rank's rows): a light scan stops at a list's
@@ -101,6 +134,7 @@ template <class Id>
 class PairLists {
  public:
   static constexpr bool kDefers = false;
+  static constexpr bool kByWeight = false;  // by weight, but searched by ranks alone: in one stage
   PairLists(const NodeWeight<Id>* pairs, const BlockOffsets& offsets, float delta)
       : pairs_(pairs), off_(&offsets), delta_(delta) {}
   template <class Relax>
@@ -123,6 +157,7 @@ template <class Id>
 class WeightsReadTails {
  public:
   static constexpr bool kDefers = true;
+  static constexpr bool kByWeight = true;
   // head_entries: how much of a tail a light round reads first (its light edges lead it; 512 entries, a 4 KiB
   // page, hold a hub's light edges up to degree 512 / delta), the rest only where the head ends light.
   WeightsReadTails(const Csr<Id>& g, const EdgeCache<NodeWeight<Id>>& cache, const CsrFiles& files,
@@ -153,6 +188,20 @@ class WeightsReadTails {
     const uint64_t d = g_.degree(u);
     return (d - cache_.index.length(d)) * sizeof(NodeWeight<Id>) >= kDirectAlign;
   }
+  // Bytes a read of u's entries lighter than limit would take from storage (its tail's head, in whole pages).
+  uint64_t band_cost(Id u, float limit) const {
+    const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
+    if (len == degree) return 0;
+    const uint64_t want = sssp_detail::entries_below(degree - len, prefix_last(u, len), limit);
+    return want == 0 ? 0 : align_up(want * sizeof(NodeWeight<Id>)) + kDirectAlign;
+  }
+  // The prefix's entries lighter than limit; true where the tail may hold more (the prefix ended lighter).
+  template <class Take>
+  bool pull(Id v, float limit, Take& take) {
+    const uint64_t degree = g_.degree(v), len = cache_.index.length(degree);
+    const NodeWeight<Id>* prefix = cache_.adj.data() + cache_.index.begin(v, g_.offsets);
+    return sssp_detail::pull_by_weight(prefix, prefix + len, limit, take) && len < degree;
+  }
   void mark(Id u) {
     reads_->mark(u);
     if (!marked_.load(std::memory_order_relaxed)) marked_.store(true, std::memory_order_relaxed);
@@ -160,17 +209,15 @@ class WeightsReadTails {
   // Reads the marked tails. A light round reads each tail's head, then the whole tail of those whose head
   // ended light (its first entries relaxed twice: harmless, a relaxation only lowers a distance). A heavy read
   // also visits each unmarked tail that came whole in its buffers where wants(u), if given, says so.
-  template <class Visit, class Wants = std::nullptr_t>
-  void finish(bool light, Visit& visit, LevelIo& io, Wants&& wants = nullptr) {
+  // need(u), if given: a heavy read wants of u's tail only the entries lighter than it.
+  template <class Visit, class Wants = std::nullptr_t, class Need = std::nullptr_t>
+  void finish(bool light, Visit& visit, LevelIo& io, Wants&& wants = nullptr, Need&& need = nullptr) {
     if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
-    const uint64_t n = ids_;
-    auto checked = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
-      for (const NodeWeight<Id>* e = first; e != last; ++e)
-        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
-      visit(u, first, last);
-      return uint64_t(last - first);
-    };
-    if (!light) return reads_->read(checked, io, UINT64_MAX, wants);
+    auto checked = checking(visit);
+    if (!light) {
+      if constexpr (std::is_same_v<std::decay_t<Need>, std::nullptr_t>) return reads_->read(checked, io, UINT64_MAX, wants);
+      else return read_heads(checked, io, need, wants);
+    }
     reads_->read([&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const uint64_t seen = checked(u, first, last);
       const uint64_t tail = g_.degree(u) - cache_.index.length(g_.degree(u));
@@ -178,13 +225,14 @@ class WeightsReadTails {
       if (last != first && last[-1].w < delta_ && tail > head_) longer_[size_t(omp_get_thread_num())].push_back(u);
       return seen;
     }, io, head_);
-    bool more = false;
-    for (auto& list : longer_) {
-      for (Id u : list) reads_->mark(u);
-      more |= !list.empty();
-      list.clear();
-    }
-    if (more) reads_->read(checked, io);
+    read_longer(checked, io);
+  }
+  // The marked tails' entries lighter than limit(v) (a stage end's pull): visit(v, first, last) on each piece.
+  template <class Visit, class Limit>
+  void finish_pull(Visit& visit, LevelIo& io, Limit&& limit) {
+    if (!marked_.exchange(false, std::memory_order_relaxed)) return;
+    auto checked = checking(visit);
+    read_heads(checked, io, limit, nullptr);
   }
   void reset() {
     reads_->clear();
@@ -195,6 +243,51 @@ class WeightsReadTails {
   uint64_t state_bytes() const { return reads_->mark_bytes(); }
 
  private:
+  // visit wrapped to check every id read from storage first, returning the entries it was given.
+  template <class Visit>
+  auto checking(Visit& visit) const {
+    return [&visit, n = ids_](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+      for (const NodeWeight<Id>* e = first; e != last; ++e)
+        if (e->v >= n) [[unlikely]] throw InvalidEntry{e};
+      visit(u, first, last);
+      return uint64_t(last - first);
+    };
+  }
+  // Reads the marked tails' entries lighter than limit(u): a head of each, as long as the weights (uniform in
+  // [0, 1) by the spec, a tail's from its prefix's last on) make them and a quarter more (a head longer than a
+  // request comes in pieces; the piece that ends it says so); then the whole tail of each whose head ended
+  // lighter than limit.
+  template <class Checked, class Limit, class Wants>
+  void read_heads(Checked& checked, LevelIo& io, Limit& limit, Wants&& wants) {
+    auto head = [&](Id u) -> uint64_t {
+      const uint64_t degree = g_.degree(u), len = cache_.index.length(degree), tail = degree - len;
+      const uint64_t want = sssp_detail::entries_below(tail, prefix_last(u, len), limit(u));
+      return want >= tail ? UINT64_MAX : want;
+    };
+    auto more = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool short_head) {
+      const uint64_t seen = checked(u, first, last);
+      if (short_head && last != first && last[-1].w < limit(u)) longer_[size_t(omp_get_thread_num())].push_back(u);
+      return seen;
+    };
+    reads_->read(more, io, head, wants);
+    read_longer(checked, io);
+  }
+  // Reads whole the tails whose heads were left short (longer_).
+  template <class Checked>
+  void read_longer(Checked& checked, LevelIo& io) {
+    bool any = false;
+    for (auto& list : longer_) {
+      for (Id u : list) reads_->mark(u);
+      any |= !list.empty();
+      list.clear();
+    }
+    if (any) reads_->read(checked, io);
+  }
+
+  float prefix_last(Id u, uint64_t len) const {
+    return len > 0 ? cache_.adj[cache_.index.begin(u, g_.offsets) + len - 1].w : 0.0f;
+  }
+
   const Csr<Id>& g_;
   const EdgeCache<NodeWeight<Id>>& cache_;
   float delta_;
@@ -211,6 +304,7 @@ template <class Id>
 class WeightsInPlace {
  public:
   static constexpr bool kDefers = false;
+  static constexpr bool kByWeight = true;
   WeightsInPlace(const Csr<Id>& g, const EdgeCache<NodeWeight<Id>>& cache, std::vector<const NodeWeight<Id>*> mapped,
                  const CsrFiles& files, float delta)
       : g_(g), cache_(cache), mapped_(std::move(mapped)), first_(files.layout().part_first),
@@ -227,13 +321,31 @@ class WeightsInPlace {
     int p = 0;
     while (u >= bounds_[p + 1]) ++p;
     const NodeWeight<Id>* list = mapped_[p] + (g_.offsets[u] - first_[p]);
-    for (const NodeWeight<Id>* e = list + len; e != list + degree; ++e)
-      if (e->v >= ids_) [[unlikely]] {
-        const NodeWeight<Id>* none = nullptr;
-        bad_.compare_exchange_strong(none, e, std::memory_order_relaxed);
-        return;
-      }
-    sssp_detail::relax_by_weight(list + len, list + degree, light, delta_, relax);
+    const NodeWeight<Id>* end = list + degree;  // what the stage may relax: up to its cut
+    if constexpr (requires { relax.beyond(0.0f); }) {
+      end = list + len;
+      while (end != list + degree && !relax.beyond(end->w)) ++end;
+    }
+    if (!valid(list + len, end)) return;
+    sssp_detail::relax_by_weight(list + len, end, light, delta_, relax);
+  }
+  // Bytes of the mapping a scan of u's entries lighter than limit would touch.
+  uint64_t band_cost(Id u, float limit) const {
+    const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
+    const float w0 = len > 0 ? cache_.adj[cache_.index.begin(u, g_.offsets) + len - 1].w : 0.0f;
+    return len == degree ? 0 : sssp_detail::entries_below(degree - len, w0, limit) * sizeof(NodeWeight<Id>);
+  }
+  template <class Take>
+  void pull(Id v, float limit, Take& take) {
+    const uint64_t degree = g_.degree(v), len = cache_.index.length(degree);
+    const NodeWeight<Id>* prefix = cache_.adj.data() + (len ? cache_.index.begin(v, g_.offsets) : 0);
+    if (!sssp_detail::pull_by_weight(prefix, prefix + len, limit, take) || len == degree) return;
+    int p = 0;
+    while (v >= bounds_[p + 1]) ++p;
+    const NodeWeight<Id>* list = mapped_[p] + (g_.offsets[v] - first_[p]);
+    const NodeWeight<Id>* end = list + len;
+    while (end != list + degree && end->w < limit) ++end;
+    if (valid(list + len, end)) sssp_detail::pull_by_weight(list + len, end, limit, take);
   }
   template <class Visit>
   void finish(bool, Visit&, LevelIo&) {}
@@ -250,6 +362,17 @@ class WeightsInPlace {
   }
 
  private:
+  // Whether every entry of [first, last), read in place, names a vertex; the first that does not is kept for check().
+  bool valid(const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
+    for (const NodeWeight<Id>* e = first; e != last; ++e)
+      if (e->v >= ids_) [[unlikely]] {
+        const NodeWeight<Id>* none = nullptr;
+        bad_.compare_exchange_strong(none, e, std::memory_order_relaxed);
+        return false;
+      }
+    return true;
+  }
+
   const Csr<Id>& g_;
   const EdgeCache<NodeWeight<Id>>& cache_;
   std::vector<const NodeWeight<Id>*> mapped_;

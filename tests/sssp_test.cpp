@@ -429,18 +429,25 @@ TEST(WeightedCsrFiles, TheInCoreListsByWeightWithTheSameMetadata) {
   }
 }
 
+// A stored weighted CSR's partition files mapped, as dax reads them in place.
+struct MappedParts {
+  std::vector<PmemMapping> maps;
+  std::vector<const NodeWeight<uint32_t>*> lists;
+  explicit MappedParts(const StoredWeighted& stored) {
+    for (int p = 0; p < stored.files->layout().parts(); ++p) {
+      maps.push_back(PmemMapping::open_read(stored.files->path() + "/" + CsrFiles::adj_name(p)));
+      lists.push_back(reinterpret_cast<const NodeWeight<uint32_t>*>(maps.back().data()));
+    }
+  }
+};
+
 // Kernel 3 over the stored lists -- an edge cache of K light-first entries with the tails read by io_uring, or
 // read in place from the mapped files -- gives the in-core search's bits, distances and parents alike.
 TEST(WeightedSources, CachedAndStoredListsGiveTheInCoreBits) {
   const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})});
   const StoredWeighted stored(3);
   const Partitioning parts = Partitioning::with_bounds(stored.files->layout().bounds, Topology::detect());
-  std::vector<PmemMapping> maps;
-  std::vector<const NodeWeight<uint32_t>*> mapped;
-  for (int p = 0; p < 3; ++p) {
-    maps.push_back(PmemMapping::open_read(stored.files->path() + "/" + CsrFiles::adj_name(p)));
-    mapped.push_back(reinterpret_cast<const NodeWeight<uint32_t>*>(maps.back().data()));
-  }
+  const MappedParts mapped(stored);
   const IoOptions io{4, 4096, 4096};
   for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(3), stored.meta.degree(0)}) {
     const auto cache = load_edge_cache<uint32_t, NodeWeight<uint32_t>>(stored.meta, *stored.files, k, kNoHubs);
@@ -451,7 +458,7 @@ TEST(WeightedSources, CachedAndStoredListsGiveTheInCoreBits) {
     DeltaStepping<uint32_t, WeightsReadTails<uint32_t>> short_heads(
         stored.meta, WeightsReadTails<uint32_t>(stored.meta, cache, *stored.files, io, parts, 0.01f, 2), 0.01f);
     DeltaStepping<uint32_t, WeightsInPlace<uint32_t>> in_place(
-        stored.meta, WeightsInPlace<uint32_t>(stored.meta, cache, mapped, *stored.files, 0.01f), 0.01f);
+        stored.meta, WeightsInPlace<uint32_t>(stored.meta, cache, mapped.lists, *stored.files, 0.01f), 0.01f);
     for (uint64_t label : {458, 214}) {
       const uint32_t root = uint32_t(internal_id(g, label));
       std::vector<float> d0(g.n), d1(g.n), d2(g.n), d3(g.n);
@@ -472,6 +479,43 @@ TEST(WeightedSources, CachedAndStoredListsGiveTheInCoreBits) {
       EXPECT_TRUE(v.valid) << v.message;
     }
   }
+}
+
+// Over lists by weight the search runs in stages (a stage relaxes only what lands below its cut; at its end the
+// settled push, or the others pull, what lands below the next): from every kind of root -- hubs, vertices of
+// degree one, vertices of small components -- with any delta, prefix and request size, it gives the in-core
+// search's distances (which runs in one stage: lists by id).
+TEST(WeightedSources, StagesGiveTheInCoreBitsFromEveryRoot) {
+  const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})});
+  const StoredWeighted stored(2);
+  const Partitioning parts = Partitioning::with_bounds(stored.files->layout().bounds, Topology::detect());
+  const MappedParts mapped(stored);
+  for (const float delta : {0.002f, 0.05f})
+    for (const uint64_t k : {uint64_t(0), uint64_t(2)})
+      for (const IoOptions io : {IoOptions{4, 4096, 0}, IoOptions{2, 8192, 4096}}) {
+        const auto cache = load_edge_cache<uint32_t, NodeWeight<uint32_t>>(stored.meta, *stored.files, k, kNoHubs);
+        DeltaStepping<uint32_t> in_core(g, delta);
+        DeltaStepping<uint32_t, WeightsReadTails<uint32_t>> read(
+            stored.meta, WeightsReadTails<uint32_t>(stored.meta, cache, *stored.files, io, parts, delta), delta);
+        DeltaStepping<uint32_t, WeightsInPlace<uint32_t>> in_place(
+            stored.meta, WeightsInPlace<uint32_t>(stored.meta, cache, mapped.lists, *stored.files, delta), delta);
+        for (uint64_t label = 0; label < g.n; label += 61) {
+          const uint32_t root = uint32_t(internal_id(g, label));
+          if (g.degree(root) == 0) continue;
+          std::vector<float> d0(g.n), d1(g.n), d2(g.n);
+          std::vector<uint32_t> p0(g.n), p1(g.n), p2(g.n);
+          const SsspStats s0 = in_core.search(root, d0.data(), p0.data());
+          const SsspStats s1 = read.search(root, d1.data(), p1.data());
+          const SsspStats s2 = in_place.search(root, d2.data(), p2.data());
+          const std::string where = "root " + std::to_string(label) + " delta " + std::to_string(delta) + " K " +
+                                    std::to_string(k) + " request " + std::to_string(io.request_bytes);
+          ASSERT_EQ(std::memcmp(d0.data(), d1.data(), g.n * 4), 0) << "read tails, " << where;
+          ASSERT_EQ(std::memcmp(d0.data(), d2.data(), g.n * 4), 0) << "in place, " << where;
+          EXPECT_EQ(s0.stage_ends, 0u) << where;
+          EXPECT_GE(s1.stage_ends, 2u) << where;  // a cut's end, and the last
+          EXPECT_GE(s2.stage_ends, 2u) << where;
+        }
+      }
 }
 
 // Each rule, planted: a result that breaks it is refused by that rule -- against the weighted CSR in DRAM and
