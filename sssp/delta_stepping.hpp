@@ -7,8 +7,9 @@
 // any number of threads (an improvement of u always re-relaxes u's edges). It runs over a weighted source
 // (weighted_sources.hpp): in-core lists, or on storage an edge cache with tails read or mapped. The same search
 // serves each MPI rank (cluster/dist_sssp.hpp): a Relaxations policy says whose vertices it holds.
-// In one process the search runs in stages (next_stage): a stage relaxes only what lands below its end, and at
-// each end every vertex not yet settled pulls from its settled neighbours; most heavy edges are never touched.
+// In one process over lists by weight the search runs in stages (next_stage): a stage relaxes only what lands
+// below its end, and at each end what lands below the next is pushed by the settled or pulled by the others,
+// whichever reads less; most heavy edges are never touched.
 #pragma once
 #include <omp.h>
 
@@ -267,13 +268,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
       if constexpr (kAlongside) done_.clear();  // done meant: relaxed below this cut
     }
     const float settled_below = cut_dist_;
-    float farthest = 0;  // of the settled
-#pragma omp parallel for schedule(static) reduction(max : farthest)
-    for (uint64_t v = 0; v < g_.n; ++v)
-      if (const float d = distance(Id(v)); d < settled_below) farthest = std::max(farthest, d);
     // A stage that settled nothing although its cut lay past every edge below weight 1 (the spec's weights) from
     // the settled: what is left is reached only over heavier edges, or not at all.
-    const bool last = (stats.buckets == buckets_before_ && settled_below >= farthest + 1.0f) || stage_end_ > kLastStage;
+    const bool last = (stats.buckets == buckets_before_ && settled_below >= farthest_settled(settled_below) + 1.0f) ||
+                      stage_end_ > kLastStage;
     if (last) {
       cut_ = UINT64_MAX;
     } else {
@@ -293,6 +291,14 @@ class DeltaStepping final : public ShortestPaths<Id> {
     else push(settled_below, stats);
     buckets_before_ = stats.buckets;
     ++stats.stage_ends;
+  }
+
+  float farthest_settled(float settled_below) const {
+    float farthest = 0;
+#pragma omp parallel for schedule(static) reduction(max : farthest)
+    for (uint64_t v = 0; v < g_.n; ++v)
+      if (const float d = distance(Id(v)); d < settled_below) farthest = std::max(farthest, d);
+    return farthest;
   }
 
   // Every settled vertex relaxes its edges again, now up to the new cut (those below the old one once more: they
@@ -328,22 +334,18 @@ class DeltaStepping final : public ShortestPaths<Id> {
       for (uint64_t v = 0; v < g_.n; ++v) {
         if (g_.offsets[v] == g_.offsets[v + 1] || distance(Id(v)) < settled_below) continue;
         auto take = from(Id(v), bins, improved);
-        if constexpr (Source::kDefers) {
-          if (source_.pull(Id(v), limit(Id(v)), take)) source_.mark(Id(v));
-        } else {
-          source_.pull(Id(v), limit(Id(v)), take);
-        }
+        source_.pull(Id(v), limit(Id(v)), take);  // on storage it marks a tail that may hold lighter ones
       }
     }
     if constexpr (Source::kDefers) {
-      std::vector<uint64_t> counts(bins_.size() * 8);  // a line a thread
+      std::vector<Count> counts(bins_.size());
       auto visit = [&](Id v, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
         const size_t t = size_t(omp_get_thread_num());
-        auto take = from(v, bins_[t], counts[t * 8]);
-        for (const NodeWeight<Id>* e = first; e != last && e->w < limit(v); ++e) take(e->v, e->w);
+        auto take = from(v, bins_[t], counts[t].n);
+        sssp_detail::pull_by_weight(first, last, limit(v), take);
       };
-      source_.finish_pull(visit, stats.io, limit);
-      for (size_t t = 0; t < bins_.size(); ++t) improved += counts[t * 8];
+      source_.finish(/*light=*/false, visit, stats.io, nullptr, limit);
+      for (const Count& c : counts) improved += c.n;
     }
     stats.relaxations += improved;
   }
@@ -433,13 +435,14 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
   };
 
+  // A thread's count on a line of its own, added to once a piece: a shared line written for every entry (each
+  // thread's counter beside the other's) took a quarter of the tail reads' samples.
+  struct alignas(64) Count {
+    uint64_t n = 0;
+  };
+
   // The marked tails read (kDefers) and their light or heavy edges relaxed.
   void read_marked(bool light, SsspStats& stats, uint64_t& improved) {
-    // A thread's count on a line of its own, added to once a piece: a shared line written for every entry
-    // (each thread's counter beside the other's) took a quarter of the tail reads' samples.
-    struct alignas(64) Count {
-      uint64_t n = 0;
-    };
     std::vector<Count> counts(bins_.size());
     auto visit = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
       const size_t t = size_t(omp_get_thread_num());

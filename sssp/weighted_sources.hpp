@@ -11,8 +11,8 @@
 //   kByWeight                  each list is ordered by weight, so a scan can stop where a stage's cut lies;
 //                              then (kernel 3's stage ends, in one process):
 //   pull(v, limit, take)       take(u, w) for the entries of v's list lighter than `limit` it holds; kDefers:
-//                              returns whether v's tail may hold more, and
-//     finish_pull(visit, io, limit)  reads the marked tails' entries lighter than limit(v)
+//                              marks v's tail where it may hold more, read by finish(false, visit, io, nullptr,
+//                              limit)
 //   band_cost(u, limit)        what reading u's entries lighter than limit would cost (bytes from storage or in
 //                              place), for choosing at a stage's end between the settled pushing and the others
 //                              pulling
@@ -116,6 +116,12 @@ inline uint64_t entries_below(uint64_t tail, float w0, float limit) {
   return std::min<uint64_t>(tail, uint64_t(share * double(tail) * 1.25) + 32);
 }
 
+// The weight of the last of u's `len` cached entries (0 for none): a tail by weight holds none lighter.
+template <class Id>
+float prefix_last(const EdgeCache<NodeWeight<Id>>& cache, const Csr<Id>& g, Id u, uint64_t len) {
+  return len > 0 ? cache.adj[cache.index.begin(u, g.offsets) + len - 1].w : 0.0f;
+}
+
 // The entries of [first, last) lighter than limit, by weight: take(u, w) each; returns whether all were.
 template <class Id, class Take>
 bool pull_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, float limit, Take& take) {
@@ -192,15 +198,15 @@ class WeightsReadTails {
   uint64_t band_cost(Id u, float limit) const {
     const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
     if (len == degree) return 0;
-    const uint64_t want = sssp_detail::entries_below(degree - len, prefix_last(u, len), limit);
+    const uint64_t want = sssp_detail::entries_below(degree - len, sssp_detail::prefix_last(cache_, g_, u, len), limit);
     return want == 0 ? 0 : align_up(want * sizeof(NodeWeight<Id>)) + kDirectAlign;
   }
-  // The prefix's entries lighter than limit; true where the tail may hold more (the prefix ended lighter).
+  // The prefix's entries lighter than limit; the tail is marked where it may hold more (the prefix ended lighter).
   template <class Take>
-  bool pull(Id v, float limit, Take& take) {
+  void pull(Id v, float limit, Take& take) {
     const uint64_t degree = g_.degree(v), len = cache_.index.length(degree);
     const NodeWeight<Id>* prefix = cache_.adj.data() + cache_.index.begin(v, g_.offsets);
-    return sssp_detail::pull_by_weight(prefix, prefix + len, limit, take) && len < degree;
+    if (sssp_detail::pull_by_weight(prefix, prefix + len, limit, take) && len < degree) mark(v);
   }
   void mark(Id u) {
     reads_->mark(u);
@@ -209,7 +215,7 @@ class WeightsReadTails {
   // Reads the marked tails. A light round reads each tail's head, then the whole tail of those whose head
   // ended light (its first entries relaxed twice: harmless, a relaxation only lowers a distance). A heavy read
   // also visits each unmarked tail that came whole in its buffers where wants(u), if given, says so.
-  // need(u), if given: a heavy read wants of u's tail only the entries lighter than it.
+  // need(u), if given: a heavy read (or a stage end's pull) wants of u's tail only the entries lighter than it.
   template <class Visit, class Wants = std::nullptr_t, class Need = std::nullptr_t>
   void finish(bool light, Visit& visit, LevelIo& io, Wants&& wants = nullptr, Need&& need = nullptr) {
     if (!marked_.exchange(false, std::memory_order_relaxed)) return;  // most light phases: nothing to read
@@ -226,13 +232,6 @@ class WeightsReadTails {
       return seen;
     }, io, head_);
     read_longer(checked, io);
-  }
-  // The marked tails' entries lighter than limit(v) (a stage end's pull): visit(v, first, last) on each piece.
-  template <class Visit, class Limit>
-  void finish_pull(Visit& visit, LevelIo& io, Limit&& limit) {
-    if (!marked_.exchange(false, std::memory_order_relaxed)) return;
-    auto checked = checking(visit);
-    read_heads(checked, io, limit, nullptr);
   }
   void reset() {
     reads_->clear();
@@ -261,7 +260,7 @@ class WeightsReadTails {
   void read_heads(Checked& checked, LevelIo& io, Limit& limit, Wants&& wants) {
     auto head = [&](Id u) -> uint64_t {
       const uint64_t degree = g_.degree(u), len = cache_.index.length(degree), tail = degree - len;
-      const uint64_t want = sssp_detail::entries_below(tail, prefix_last(u, len), limit(u));
+      const uint64_t want = sssp_detail::entries_below(tail, sssp_detail::prefix_last(cache_, g_, u, len), limit(u));
       return want >= tail ? UINT64_MAX : want;
     };
     auto more = [&](Id u, const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool short_head) {
@@ -282,10 +281,6 @@ class WeightsReadTails {
       list.clear();
     }
     if (any) reads_->read(checked, io);
-  }
-
-  float prefix_last(Id u, uint64_t len) const {
-    return len > 0 ? cache_.adj[cache_.index.begin(u, g_.offsets) + len - 1].w : 0.0f;
   }
 
   const Csr<Id>& g_;
@@ -332,7 +327,7 @@ class WeightsInPlace {
   // Bytes of the mapping a scan of u's entries lighter than limit would touch.
   uint64_t band_cost(Id u, float limit) const {
     const uint64_t degree = g_.degree(u), len = cache_.index.length(degree);
-    const float w0 = len > 0 ? cache_.adj[cache_.index.begin(u, g_.offsets) + len - 1].w : 0.0f;
+    const float w0 = sssp_detail::prefix_last(cache_, g_, u, len);
     return len == degree ? 0 : sssp_detail::entries_below(degree - len, w0, limit) * sizeof(NodeWeight<Id>);
   }
   template <class Take>
