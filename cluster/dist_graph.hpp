@@ -374,6 +374,14 @@ struct WeightedPair {
   Id first, second;
   float w;
 };
+// What kernel 1 scatters for rows of Entry (kernel 2's ids, kernel 3's NodeWeight<Id>), and the entry a received
+// pair becomes.
+template <class Id, class Entry>
+using PairFor = std::conditional_t<std::is_same_v<Entry, Id>, IdPair<Id>, WeightedPair<Id>>;
+template <class Id>
+Id entry_of(const IdPair<Id>& p) { return p.second; }
+template <class Id>
+NodeWeight<Id> entry_of(const WeightedPair<Id>& p) { return {p.second, p.w}; }
 
 // Kernel 1's scatter (collective): each tuple to the owners of both endpoints, as (degree rank of the owner's
 // vertex, degree rank of the other end) pairs -- a WeightedPair carries the tuple's weight along; on_pairs(received)
@@ -422,128 +430,83 @@ void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<
   else share.for_each_round([&](std::span<const Edge> edges) { one_round(edges, {}); });
 }
 
-// Sorts each of `count` raw lists (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])) by degree rank,
-// deduplicates and compacts them to the front of rows, turning degree ranks into distributed ids; offsets[i]
-// gets where list i starts, counted from `base`. Returns the entries kept.
-template <class Id>
-uint64_t squish_rows(Id* rows, const uint64_t* raw, uint64_t count, const VertexDeal& part,
-                     uint64_t* offsets, uint64_t base) {
-  sort_and_dedup_lists(rows, raw, count, part.n);
-  const uint64_t write = squish_lists(rows, raw, count, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t) {
-    offsets[i] = base + start;
-  });
-#pragma omp parallel for schedule(static)
-  for (uint64_t k = 0; k < write; ++k) rows[k] = Id(part.id(rows[k]));
-  return write;
-}
-
-// squish_rows for kernel 3's raw rows of (degree rank, weight): each list deduplicated to its neighbours' lightest
-// copies and ordered by weight, compacted; the ids stay degree ranks (to_distributed_ids turns them).
-template <class Id>
-uint64_t squish_weighted_rows(NodeWeight<Id>* rows, const uint64_t* raw, uint64_t count, uint64_t* offsets, uint64_t base) {
-  sort_and_dedup_lists_by_weight(rows, raw, count);
+// Sorts and deduplicates each of `count` raw lists of Entry (list i: rows[raw[i] - raw[0], raw[i + 1] - raw[0])):
+// kernel 2's by degree rank; kernel 3's to each neighbour's lightest copy (SSSP.md 1.3: never the first), then by
+// weight, light edges first (a bucket's light phase stops at its first heavy edge). Compacts them to the front
+// of rows; offsets[i] gets where list i starts, counted from `base`. Returns the entries kept (still degree ranks).
+template <class Id, class Entry>
+uint64_t squish_rows(Entry* rows, const uint64_t* raw, uint64_t count, uint64_t n, uint64_t* offsets, uint64_t base) {
+  if constexpr (std::is_same_v<Entry, Id>) sort_and_dedup_lists(rows, raw, count, n);
+  else sort_and_dedup_lists_by_weight(rows, raw, count);
   return squish_lists(rows, raw, count, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t) {
     offsets[i] = base + start;
   });
 }
-template <class Id>
-void to_distributed_ids(NodeWeight<Id>* rows, uint64_t count, const VertexDeal& part) {
+// The entries' degree ranks turned into distributed ids.
+template <class Id, class Entry>
+void to_distributed_ids(Entry* rows, uint64_t count, const VertexDeal& part) {
 #pragma omp parallel for schedule(static)
-  for (uint64_t k = 0; k < count; ++k) rows[k].v = Id(part.id(rows[k].v));
+  for (uint64_t k = 0; k < count; ++k) {
+    if constexpr (std::is_same_v<Entry, Id>) rows[k] = Id(part.id(rows[k]));
+    else rows[k].v = Id(part.id(rows[k].v));
+  }
 }
 
-// Kernel 1's scatter into raw rows in DRAM (collective): each received pair placed at its list's cursor as
-// entry(pair). Returns the rows, list i at [raw[i], raw[i + 1]).
-template <class Pair, class Entry, class Id, class Source, class ToEntry>
-NumaArray<Entry> scatter_into_rows(const std::vector<uint64_t>& raw,
-                                   const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
-                                   DistBuildReport& report, const DistProgress& progress, ToEntry entry) {
-  const Id ranks = Id(comm.size());
+// Kernel 1's second half in DRAM (collective): each received pair placed at its list's cursor in raw rows of
+// Entry, then squished. With `ids` (kernel 3's rows), kernel 2's rows too: the same neighbours by degree rank.
+template <class Entry, class Id, class Source>
+void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
+               DistBuildReport& report, bool ids, const DistProgress& progress) {
+  const uint64_t local = g.local_count();
+  const std::vector<uint64_t> raw = g.raw_starts();
   report.raw_entries = raw.back();
-  NumaArray<Entry> rows(report.raw_entries);
+  NumaArray<Entry> rows(raw.back());
   std::vector<uint64_t> cursor(raw.begin(), raw.end() - 1);
-  scatter_tuples<Pair>(share, comm, label, report, progress, [&](std::vector<Pair>&& got) {
+  scatter_tuples<PairFor<Id, Entry>>(share, comm, label, report, progress, [&](const auto& got) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < got.size(); ++i) {
-      uint64_t& at = cursor[got[i].first / ranks];
-      rows[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = entry(got[i]);
+      uint64_t& at = cursor[got[i].first / Id(comm.size())];
+      rows[std::atomic_ref<uint64_t>(at).fetch_add(1, std::memory_order_relaxed)] = entry_of(got[i]);
     }
   });
   std::vector<Id>().swap(label.rank);
-  return rows;
-}
-
-// Kernel 1's second half in DRAM (collective): the scatter placed in raw rows, then squished.
-template <class Id, class Source>
-void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
-               DistBuildReport& report, const DistProgress& progress = {}) {
-  const uint64_t local = g.local_count();
-  const std::vector<uint64_t> raw = g.raw_starts();
-  NumaArray<Id> adj = scatter_into_rows<IdPair<Id>, Id>(raw, share, comm, label, report, progress,
-                                                        [](const IdPair<Id>& p) { return p.second; });
   NumaArray<uint64_t> offsets(local + 1);
-  const uint64_t write = squish_rows(adj.data(), raw.data(), local, g.part, offsets.data(), 0);
-  offsets[local] = write;
-  adj.shrink(write);
-  g.rows.offsets = BlockOffsets(offsets);
-  g.rows.adj = std::move(adj);
-  g.local_entries = write;
-  g.directed_edges = comm.sum(write);
-}
-// Kernel 1's second half for kernel 3 in DRAM (collective): the weighted scatter placed in raw rows of (id,
-// weight), each list deduplicated to its neighbours' lightest copies (SSSP.md 1.3: never the first) and ordered
-// by weight, light edges first (as on storage: a bucket's light phase stops at its first heavy edge); ids
-// distributed. With `ids`, kernel 2's rows too, the same neighbours by degree rank. wshare: a weighted source's.
-template <class Id, class Source>
-void fill_weighted_rows(DistGraph<Id>& g, const TupleShare<Source>& wshare, const Comm& comm, LabelMap<Id>& label,
-                        DistBuildReport& report, bool ids, const DistProgress& progress = {}) {
-  const uint64_t local = g.local_count();
-  const std::vector<uint64_t> raw = g.raw_starts();
-  NumaArray<NodeWeight<Id>> rows = scatter_into_rows<WeightedPair<Id>, NodeWeight<Id>>(
-      raw, wshare, comm, label, report, progress, [](const WeightedPair<Id>& p) { return NodeWeight<Id>{p.second, p.w}; });
-  NumaArray<uint64_t> offsets(local + 1);
-  const uint64_t write = squish_weighted_rows(rows.data(), raw.data(), local, offsets.data(), 0);
-  offsets[local] = write;
+  const uint64_t write = offsets[local] = squish_rows<Id>(rows.data(), raw.data(), local, g.n, offsets.data(), 0);
   rows.shrink(write);
-  if (ids) {
-    NumaArray<Id> adj(write);
+  if constexpr (std::is_same_v<Entry, Id>) {
+    to_distributed_ids<Id>(rows.data(), write, g.part);
+    g.rows.adj = std::move(rows);
+  } else {
+    if (ids) {
+      NumaArray<Id> adj(write);
 #pragma omp parallel for schedule(dynamic, 256)
-    for (uint64_t i = 0; i < local; ++i) {
-      Id* first = adj.data() + offsets[i];
-      Id* last = adj.data() + offsets[i + 1];
-      for (Id* a = first; a != last; ++a) *a = rows[uint64_t(a - adj.data())].v;
-      std::sort(first, last);  // by degree rank: highest degree first
-      for (Id* a = first; a != last; ++a) *a = Id(g.part.id(*a));
+      for (uint64_t i = 0; i < local; ++i) {
+        Id* first = adj.data() + offsets[i];
+        Id* last = adj.data() + offsets[i + 1];
+        for (Id* a = first; a != last; ++a) *a = rows[uint64_t(a - adj.data())].v;
+        std::sort(first, last);  // by degree rank: highest degree first
+      }
+      to_distributed_ids<Id>(adj.data(), write, g.part);
+      g.rows.adj = std::move(adj);
     }
-    g.rows.adj = std::move(adj);
+    to_distributed_ids<Id>(rows.data(), write, g.part);
+    g.weighted = std::move(rows);
   }
-  to_distributed_ids(rows.data(), write, g.part);
   g.rows.offsets = BlockOffsets(offsets);
-  g.weighted = std::move(rows);
   g.local_entries = write;
   g.directed_edges = comm.sum(write);
 }
 
-// Kernel 1 across the ranks, every rank's rows in DRAM (collective). progress(phase, done, total) on every rank.
-template <class Id, class Source>
+// Kernel 1 across the ranks, every rank's rows in DRAM (collective): kernel 2's (Entry = Id), or kernel 3's from a
+// weighted share (Entry = NodeWeight<Id>; with `ids`, kernel 2's beside them). progress(phase, done, total) on
+// every rank.
+template <class Id, class Entry = Id, class Source>
 DistGraph<Id> build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
-                               const DistProgress& progress = {}) {
+                               bool ids = false, const DistProgress& progress = {}) {
   const double t0 = omp_get_wtime();
   LabelMap<Id> label;
   DistGraph<Id> g = order_vertices(share, comm, label, progress);
-  fill_rows(g, share, comm, label, report, progress);
-  report.seconds = omp_get_wtime() - t0;
-  return g;
-}
-
-// The same with kernel 3's weighted rows (and with `ids` kernel 2's beside them) from a weighted share.
-template <class Id, class Source>
-DistGraph<Id> build_weighted_dist_graph(const TupleShare<Source>& wshare, const Comm& comm, DistBuildReport& report,
-                                        bool ids, const DistProgress& progress = {}) {
-  const double t0 = omp_get_wtime();
-  LabelMap<Id> label;
-  DistGraph<Id> g = order_vertices(wshare, comm, label, progress);
-  fill_weighted_rows(g, wshare, comm, label, report, ids, progress);
+  fill_rows<Entry>(g, share, comm, label, report, ids, progress);
   report.seconds = omp_get_wtime() - t0;
   return g;
 }

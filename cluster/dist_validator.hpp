@@ -18,6 +18,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -91,11 +92,11 @@ class DistValidator {
   template <class Source>
   std::vector<Verdict> check(const TupleShare<Source>& tuples) {
     if constexpr (requires(ChunkBuffer& buffer) { tuples.source.read_weighted_chunk(0, buffer); }) {
-      if (weighted_) check_weighted_tuples(tuples);
-      else check_tuples(tuples);
+      if (weighted_) check_tuples<true>(tuples);
+      else check_tuples<false>(tuples);
     } else {
       if (weighted_) throw Error("internal error: kernel 3 validated against tuples without weights");
-      check_tuples(tuples);
+      check_tuples<false>(tuples);
     }
     std::vector<Verdict> verdicts;
     for (Search& s : searches_) {
@@ -225,66 +226,111 @@ class DistValidator {
       }
   }
 
-  // Rules 3 and 4 and nedge for every search of the batch over this rank's share of the tuples; rule 5's tree
-  // edges marked as seen. Hop 2 carries (v, u, u's level in each search): 2 + slots words.
-  template <class Source>
+  // One pass over this rank's share of the tuples for every search of the batch, in two hops: a tuple (x, y) goes
+  // to x's owner, which adds x's word in each search (its level; kernel 3, its distance) and forwards it to y's
+  // owner, which checks the tuple there (check_at_y). Hop 2 carries (y, x, [w,] x's words): kHead + slots words.
+  // Kernel 2 sends each tuple once, as (u, v), and marks rule 5's tree edge at both ends; kernel 3 sends it both
+  // ways, so that R5 is checked at each end.
+  template <bool kWeighted, class Source>
   void check_tuples(const TupleShare<Source>& tuples) {
+    using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;
+    constexpr size_t kHead = kWeighted ? 3 : 2;
     const int threads = omp_get_max_threads(), k = size();
-    const size_t stride = 2 + size_t(k);
+    const size_t stride = kHead + size_t(k);
     std::vector<std::vector<Failure>> found(threads, std::vector<Failure>(k));
     std::vector<std::vector<uint64_t>> counted(threads, std::vector<uint64_t>(k, 0));
-    tuples.for_each_round([&](std::span<const Edge> edges) {
-      RankBuffers<IdPair<Id>> first(threads, comm_.size());
+    auto round = [&](std::span<const Edge> edges, std::span<const float> weights) {
+      RankBuffers<Pair> first(threads, comm_.size());
 #pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < edges.size(); ++i)
-        if (edges[i].u != edges[i].v) first.mine(owner(edges[i].u)).push_back({Id(edges[i].u), Id(edges[i].v)});
-      const std::vector<IdPair<Id>> at_u = first.exchange(comm_);
-      RankBuffers<Id> second(threads, comm_.size());
-#pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < at_u.size(); ++i) {
-        const auto [u, v] = at_u[i];
-        std::vector<Id>& to = second.mine(owner(v));
-        to.resize(to.size() + stride);
-        Id* hop = to.data() + to.size() - stride;
-        hop[0] = v;
-        hop[1] = u;
-        const uint64_t at = (u - a_) * uint64_t(slots_);
-        for (int j = 0; j < k; ++j) {
-          if (parent_[at + j] == v) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
-          hop[2 + j] = Id(uint32_t(level_[at + j]));
+      for (size_t i = 0; i < edges.size(); ++i) {
+        const Edge& e = edges[i];
+        if (e.u == e.v) continue;
+        if constexpr (kWeighted) {
+          first.mine(owner(e.u)).push_back({Id(e.u), Id(e.v), weights[i]});
+          first.mine(owner(e.v)).push_back({Id(e.v), Id(e.u), weights[i]});
+        } else {
+          first.mine(owner(e.u)).push_back({Id(e.u), Id(e.v)});
         }
       }
-      check_at_v(second.exchange(comm_), found, counted);
-    });
+      const std::vector<Pair> at_x = first.exchange(comm_);
+      RankBuffers<Id> second(threads, comm_.size());
+#pragma omp parallel for schedule(static)
+      for (size_t i = 0; i < at_x.size(); ++i) {
+        const Id x = at_x[i].first, y = at_x[i].second;
+        std::vector<Id>& to = second.mine(owner(y));
+        to.resize(to.size() + stride);
+        Id* hop = to.data() + to.size() - stride;
+        hop[0] = y;
+        hop[1] = x;
+        const uint64_t at = (x - a_) * uint64_t(slots_);
+        if constexpr (kWeighted) {
+          hop[2] = Id(std::bit_cast<uint32_t>(at_x[i].w));
+          for (int j = 0; j < k; ++j) hop[kHead + j] = Id(std::bit_cast<uint32_t>(dist_[at + j]));
+        } else {
+          for (int j = 0; j < k; ++j) {
+            if (parent_[at + j] == y) mark(at + j);
+            hop[kHead + j] = Id(uint32_t(level_[at + j]));
+          }
+        }
+      }
+      check_at_y<kWeighted>(second.exchange(comm_), found, counted);
+    };
+    if constexpr (kWeighted) tuples.for_each_weighted_round(round);
+    else tuples.for_each_round([&](std::span<const Edge> edges) { round(edges, {}); });
     fold(found, counted);
   }
 
-  // Hop 2's end, at v's owner: each (v, u, u's levels) against v's levels (rules 3 and 4), u marked as v's
-  // parent where it is, the tuple counted for nedge where both ends are reached; by thread and search.
-  void check_at_v(const std::vector<Id>& at_v, std::vector<std::vector<Failure>>& found,
+  // Hop 2's end, at y's owner: each (y, x, [w,] x's words) checked against y's, by thread and search.
+  template <bool kWeighted>
+  void check_at_y(const std::vector<Id>& at_y, std::vector<std::vector<Failure>>& found,
                   std::vector<std::vector<uint64_t>>& counted) {
+    constexpr size_t kHead = kWeighted ? 3 : 2;
     const int k = size();
-    const size_t stride = 2 + size_t(k);
+    const size_t stride = kHead + size_t(k);
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < at_v.size(); i += stride) {
-      const Id v = at_v[i], u = at_v[i + 1];
+    for (size_t i = 0; i < at_y.size(); i += stride) {
+      const Id y = at_y[i], x = at_y[i + 1];
       const int t = omp_get_thread_num();
-      const uint64_t at = (v - a_) * uint64_t(slots_);
+      const uint64_t at = (y - a_) * uint64_t(slots_);
       for (int j = 0; j < k; ++j) {
-        const int32_t lu = int32_t(uint32_t(at_v[i + 2 + size_t(j)])), lv = level_[at + j];
-        if (parent_[at + j] == u) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
-        Failure& f = found[t][j];
-        if ((lu >= 0) != (lv >= 0)) {
-          if (f.rule == 0 || f.rule > 4)
-            f = {4, bfs_rules::joins_reached_and_unreached(u, v, lu >= 0)};
-        } else if (lv >= 0 && (lu - lv > 1 || lv - lu > 1)) {
-          if (f.rule == 0)
-            f = {3, bfs_rules::joins_levels(u, v, lu, lv)};
-        }
-        counted[t][j] += lv >= 0 && lu >= 0;
+        const uint32_t word = uint32_t(at_y[i + kHead + size_t(j)]);
+        if constexpr (kWeighted)
+          check_distances(x, y, std::bit_cast<float>(uint32_t(at_y[i + 2])), std::bit_cast<float>(word), at + j,
+                          found[t][j], counted[t][j]);
+        else
+          check_levels(x, y, int32_t(word), at + j, found[t][j], counted[t][j]);
       }
     }
   }
+
+  // Kernel 2's tuple (u, v) at v, search slot `at`: rules 3 and 4 against v's level, u marked as v's parent
+  // where it is, the tuple counted for nedge where both ends are reached.
+  void check_levels(Id u, Id v, int32_t lu, uint64_t at, Failure& f, uint64_t& counted) {
+    const int32_t lv = level_[at];
+    if (parent_[at] == u) mark(at);
+    if ((lu >= 0) != (lv >= 0)) {
+      if (f.rule == 0 || f.rule > 4) f = {4, bfs_rules::joins_reached_and_unreached(u, v, lu >= 0)};
+    } else if (lv >= 0 && (lu - lv > 1 || lv - lu > 1)) {
+      if (f.rule == 0) f = {3, bfs_rules::joins_levels(u, v, lu, lv)};
+    }
+    counted += lv >= 0 && lu >= 0;
+  }
+
+  // Kernel 3's tuple (x, y, w) at y, search slot `at`: R5a (both reached or neither), R5b (x confirms y's parent
+  // edge), R5c (the triangle rule), the entry counted where both ends are reached.
+  void check_distances(Id x, Id y, float w, float dx, uint64_t at, Failure& f, uint64_t& counted) {
+    const float dy = dist_[at];
+    if ((dx != -1.0f) != (dy != -1.0f)) {
+      if (f.rule == 0) f = {5, sssp_rules::spans(x, y)};
+      return;
+    }
+    if (dx == -1.0f) return;
+    const float via = dx + w;  // float + float: fl32, exactly as the reference checks
+    if (parent_[at] == x && dy == via) mark(at);
+    if (via < dy && f.rule == 0) f = {5, sssp_rules::triangle(x, y, w, via, dy)};
+    ++counted;
+  }
+  void mark(uint64_t at) { std::atomic_ref<uint8_t>(tree_edge_[at]).store(1, std::memory_order_relaxed); }
 
   // Rule 5: every reached vertex but the root met its parent in some input tuple.
   void check_tree_edges(Search& s) {
@@ -293,70 +339,6 @@ class DistValidator {
         fail(s, 5, bfs_rules::parent_without_edge(a_ + i, s.parent[i]));
         return;
       }
-  }
-
-  // Kernel 3: R5 over this rank's weighted tuples for every search of the batch, each tuple both ways (x, y, w):
-  // hop 1 to x's owner, hop 2 to y's with x's distance in each search: 3 + slots words.
-  template <class Source>
-  void check_weighted_tuples(const TupleShare<Source>& tuples) {
-    const int threads = omp_get_max_threads(), k = size();
-    const size_t stride = 3 + size_t(k);
-    std::vector<std::vector<Failure>> found(threads, std::vector<Failure>(k));
-    std::vector<std::vector<uint64_t>> counted(threads, std::vector<uint64_t>(k, 0));
-    tuples.for_each_weighted_round([&](std::span<const Edge> edges, std::span<const float> weights) {
-      RankBuffers<WeightedPair<Id>> first(threads, comm_.size());
-#pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < edges.size(); ++i) {
-        const Edge& e = edges[i];
-        if (e.u == e.v) continue;
-        first.mine(owner(e.u)).push_back({Id(e.u), Id(e.v), weights[i]});
-        first.mine(owner(e.v)).push_back({Id(e.v), Id(e.u), weights[i]});
-      }
-      const std::vector<WeightedPair<Id>> at_x = first.exchange(comm_);
-      RankBuffers<Id> second(threads, comm_.size());
-#pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < at_x.size(); ++i) {
-        const auto [x, y, w] = at_x[i];
-        std::vector<Id>& to = second.mine(owner(y));
-        to.resize(to.size() + stride);
-        Id* hop = to.data() + to.size() - stride;
-        hop[0] = y;
-        hop[1] = x;
-        hop[2] = Id(std::bit_cast<uint32_t>(w));
-        const uint64_t at = (x - a_) * uint64_t(slots_);
-        for (int j = 0; j < k; ++j) hop[3 + j] = Id(std::bit_cast<uint32_t>(dist_[at + j]));
-      }
-      check_at_y(second.exchange(comm_), found, counted);
-    });
-    fold(found, counted);
-  }
-
-  // Hop 2's end, at y's owner: each (y, x, w, x's distances) against y's (R5a: both reached or neither; R5b:
-  // x confirms y's parent edge; R5c: the triangle rule), the entry counted where both ends are reached.
-  void check_at_y(const std::vector<Id>& at_y, std::vector<std::vector<Failure>>& found,
-                  std::vector<std::vector<uint64_t>>& counted) {
-    const int k = size();
-    const size_t stride = 3 + size_t(k);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < at_y.size(); i += stride) {
-      const Id y = at_y[i], x = at_y[i + 1];
-      const float w = std::bit_cast<float>(uint32_t(at_y[i + 2]));
-      const int t = omp_get_thread_num();
-      const uint64_t at = (y - a_) * uint64_t(slots_);
-      for (int j = 0; j < k; ++j) {
-        const float dx = std::bit_cast<float>(uint32_t(at_y[i + 3 + size_t(j)])), dy = dist_[at + j];
-        Failure& f = found[t][j];
-        if ((dx != -1.0f) != (dy != -1.0f)) {
-          if (f.rule == 0) f = {5, sssp_rules::spans(x, y)};
-          continue;
-        }
-        if (dx == -1.0f) continue;
-        const float via = dx + w;  // float + float: fl32, exactly as the reference checks
-        if (parent_[at + j] == x && dy == via) std::atomic_ref<uint8_t>(tree_edge_[at + j]).store(1, std::memory_order_relaxed);
-        if (via < dy && f.rule == 0) f = {5, sssp_rules::triangle(x, y, w, via, dy)};
-        ++counted[t][j];
-      }
-    }
   }
 
   // R6: every reached vertex but the root had its parent edge confirmed.

@@ -76,13 +76,8 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
     NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
     spill.buckets.fill(k, cursor.data(), rows.data(), raw[i0], [](size_t) {});
-    uint64_t kept = 0;
-    if constexpr (kWeighted) {
-      kept = squish_weighted_rows(rows.data(), raw.data() + i0, i1 - i0, offsets.data() + i0, write);
-      to_distributed_ids(rows.data(), kept, g.part);
-    } else {
-      kept = squish_rows(rows.data(), raw.data() + i0, i1 - i0, g.part, offsets.data() + i0, write);
-    }
+    const uint64_t kept = squish_rows<Id>(rows.data(), raw.data() + i0, i1 - i0, g.n, offsets.data() + i0, write);
+    to_distributed_ids<Id>(rows.data(), kept, g.part);
     writer.append(0, rows.data(), kept);
     write += kept;
   }

@@ -49,8 +49,6 @@ struct RankRowsReport {
 template <class Id, class Entry = Id>
 class RowBuckets {
  public:
-  static constexpr bool kWeighted = !std::is_same_v<Id, Entry>;
-  using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;  // what kernel 1 scatters
   // Ranges of g's local lists, each at most rows_bytes of entries (a longer list alone), from g's raw degrees; the
   // buckets in an unlinked file in dir, staged within stage_bytes of DRAM.
   RowBuckets(const std::string& dir, const DistGraph<Id>& g, uint64_t rows_bytes, uint64_t stage_bytes)
@@ -59,13 +57,10 @@ class RowBuckets {
             std::max(EdgeBuckets<Id, Entry>::kMinStage,  // a tiny budget: a little over it, not a block an entry
                      EdgeBuckets<Id, Entry>::stage_for(stage_bytes, omp_get_max_threads(), bounds.size() - 1))) {}
   // A round's received pairs (the owner's degree rank first, `ranks` ranks), on the OpenMP team.
-  void add(std::span<const Pair> pairs, Id ranks) {
+  void add(std::span<const PairFor<Id, Entry>> pairs, Id ranks) {
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      const Pair& p = pairs[i];
-      if constexpr (kWeighted) buckets.add(size_t(omp_get_thread_num()), p.first / ranks, Entry{p.second, p.w});
-      else buckets.add(size_t(omp_get_thread_num()), p.first / ranks, p.second);
-    }
+    for (size_t i = 0; i < pairs.size(); ++i)
+      buckets.add(size_t(omp_get_thread_num()), pairs[i].first / ranks, entry_of(pairs[i]));
   }
   size_t ranges() const { return bounds.size() - 1; }
 
@@ -103,7 +98,6 @@ template <class Id, class Entry = Id>
 class RankRows {
  public:
   static constexpr bool kWeighted = !std::is_same_v<Id, Entry>;
-  using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;  // what kernel 1 spills
   // Writes g's rows (offsets, entries, labels and raw degrees) to dir from the received raw rows, each range of
   // lists built in DRAM from its own bucket (then handed back), replacing nothing: a directory already there is
   // refused (the caller reuses or reports it). Sets g's entries; returns the ranges built.

@@ -246,7 +246,7 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
                                              : std::max<uint64_t>(at.budget - at.io_buffers, reads + (1 << 20)) - reads;
   std::optional<RowBuckets<Id, Entry>> spill;
   if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), g, rows_bytes, rows_bytes / 2);
-  scatter_tuples<typename Rows::Pair>(share, comm, label, build, progress, [&](auto&& got) {
+  scatter_tuples<PairFor<Id, Entry>>(share, comm, label, build, progress, [&](auto&& got) {
     if (spill) spill->add(got, Id(comm.size()));
   });
   if (!spill) return made;
@@ -336,8 +336,8 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
   uint64_t graph_hash = 0;
   if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
   DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, wshare, cfg, graph_hash, comm, build, rows, progress)
-                    : wshare ? build_weighted_dist_graph<Id>(*wshare, comm, build, cfg.kernels.bfs, progress)
-                             : build_dist_graph<Id>(share, comm, build, progress);
+                    : wshare ? build_dist_graph<Id, NodeWeight<Id>>(*wshare, comm, build, cfg.kernels.bfs, progress)
+                             : build_dist_graph<Id>(share, comm, build, false, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
     const Topology topo = Topology::detect();
     const std::vector<int>& nodes = cfg.place.memory.mem_nodes.empty() ? topo.memory_nodes : cfg.place.memory.mem_nodes;
@@ -353,8 +353,8 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
 }
 
 // A kernel's searches validated in batches across the ranks (either kernel's: DistValidator's kind), each added
-// as it ends and the batch checked in one pass over the tuples when full or when the last search is in;
-// record(i, verdict, seconds) files each verdict in the kernel's records.
+// as it ends and the batch checked in one pass over the tuples when full or when the last search is in; each
+// verdict filed in the kernel's records.
 template <class Id, class Source>
 struct DistValidation {
   DistValidator<Id> validator;
@@ -362,22 +362,26 @@ struct DistValidation {
   const Comm& comm;
   const RunHooks& hooks;
   RunResult& r;
-  const char* what;                // "searches", "SSSP searches": the progress line's
+  bool sssp;                       // kernel 3's searches
   std::vector<size_t> waiting{};   // searches in the batch
   double busy = 0;                 // seconds spent on the batch so far
 
-  template <class Add, class Record>
-  void add(size_t i, bool more, Add&& add_to, Record&& record) {
+  template <class Add>
+  void add(size_t i, bool more, Add&& add_to) {
     const double v0 = now();
     add_to(validator);
     busy += comm.max(now() - v0);
     waiting.push_back(i);
     if (!validator.full() && more) return;
-    report(hooks, comm, "validation", 0, 1, fmt::format("{} {}-{} in one pass", what, waiting.front(), waiting.back()));
+    report(hooks, comm, "validation", 0, 1,
+           fmt::format("{} {}-{} in one pass", sssp ? "SSSP searches" : "searches", waiting.front(), waiting.back()));
     const double c0 = now();
     const std::vector<Verdict> verdicts = validator.check(tuples);
     const double each = (busy + comm.max(now() - c0)) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) record(waiting[j], verdicts[j], each);
+    for (size_t j = 0; j < waiting.size(); ++j) {
+      if (sssp) r.record_sssp_verdict(waiting[j], verdicts[j], each);
+      else r.record_verdict(waiting[j], verdicts[j], each);
+    }
     ++r.validation.tuple_passes;
     waiting.clear();
     busy = 0;
@@ -388,133 +392,82 @@ struct SearchTotals {
   uint64_t bytes_sent = 0, bytes_read = 0;  // this rank's, over the timed searches
 };
 
-// What makes a kernel's searches a run across the ranks for time_searches: every rank starts a search together
-// and the slowest rank's time counts; progress is shown by rank 0 alone; this rank's bytes sent and read by the
-// timed searches are counted (before(search) as one starts, after(search) in searched(), which skips the warm-up).
-struct AcrossRanks {
-  const Comm& comm;
-  SearchTotals totals{};
-  uint64_t sent_before = 0, read_before = 0;
-  template <class Search>
-  void before(const Search& s) {
-    sent_before = s.bytes_sent();
-    read_before = s.bytes_read();
-  }
-  template <class Search>
-  void after(const Search& s) {
-    totals.bytes_sent += s.bytes_sent() - sent_before;
-    totals.bytes_read += s.bytes_read() - read_before;
-  }
-  void align() const { comm.barrier(); }
-  double slowest(double seconds) const { return comm.max(seconds); }
-  RunHooks shown(const RunHooks& hooks) const {
-    RunHooks h = hooks;
-    if (!comm.root()) h.progress = nullptr;
-    return h;
-  }
-};
+// A planted error, after timing (--debug-corrupt-sssp): on the last rank holding a reached vertex other than
+// the root, the first such is a little farther than its parent makes it; R5 or R6 must refuse it.
+template <class Id>
+void plant_wrong_distance(const DistGraph<Id>& g, float* dist, const Id* parent, uint64_t root, const Comm& comm) {
+  uint64_t at = UINT64_MAX;
+  for (uint64_t i = 0; i < g.local_count() && at == UINT64_MAX; ++i)
+    if (parent[i] != kNoVertex<Id> && g.rows.to_input[i] != root) at = i;
+  const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
+  if (planter == uint64_t(comm.rank()) + 1) dist[at] = std::nextafter(dist[at], 2.0f * dist[at] + 1.0f);
+}
 
-// Kernel 2 across the ranks, a search timed alone between barriers; each search's output joins the validation
-// batch, checked in one pass over the tuples when full.
-template <class Id, class Source, class Search>
-struct DistBfsKernel : AcrossRanks {
+// A kernel's searches across the ranks for time_searches: every rank starts a search together (align) and the
+// slowest rank's time counts; this rank's bytes sent and read by the timed searches are counted (the warm-up's
+// are not: searched() skips it); each result joins the validation batch. kSssp: kernel 3, whose results are
+// distances and parents, their facts gathered by input label; else kernel 2's parents.
+template <bool kSssp, class Id, class Source, class Search>
+struct DistKernel {
+  const Comm& comm;
   const RunConfig& cfg;
   const RunHooks& hooks;
   RunResult& r;
-  const TupleShare<Source>& share;
   const DistGraph<Id>& g;
-  Search& bfs;
+  Search& s;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
   std::optional<DistValidation<Id, Source>>& validation;
-  std::vector<Id>& out;
-  SearchStats stats{};
+  std::vector<Id> parent = std::vector<Id>(g.local_count());  // by local vertex: the parent's input label
+  std::vector<float> dist = std::vector<float>(kSssp ? g.local_count() : 0);
+  std::conditional_t<kSssp, SsspStats, SearchStats> stats{};
+  SearchTotals totals{};
+  uint64_t sent_before = 0, read_before = 0;
 
+  void align() const { comm.barrier(); }
+  double slowest(double seconds) const { return comm.max(seconds); }
   void search(size_t i) {
-    before(bfs);
-    stats = bfs.search(internal[i], out.data());
+    sent_before = s.bytes_sent();
+    read_before = s.bytes_read();
+    if constexpr (kSssp) stats = s.search(internal[i], dist.data(), parent.data());
+    else stats = s.search(internal[i], parent.data());
   }
-  uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
+  uint64_t nedge(size_t) const { return s.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
-    after(bfs);  // this rank's bytes; stats.bytes_sent is every rank's
-    if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, out.data(), roots[i], comm);
-    if (cfg.bfs.trace && hooks.trace && comm.root()) hooks.trace(i, roots[i], stats);
-    stats.levels.clear();
-    r.search_stats.push_back(std::move(stats));
+    totals.bytes_sent += s.bytes_sent() - sent_before;  // this rank's; stats.bytes_sent is every rank's
+    totals.bytes_read += s.bytes_read() - read_before;
+    const bool trace = cfg.bfs.trace && comm.root();
+    if constexpr (kSssp) {
+      if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(g, dist.data(), parent.data(), roots[i], comm);
+      r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
+      r.sssp_stats.push_back(stats);
+      if (trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, r.sssp_searches[i].time);
+    } else {
+      if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, parent.data(), roots[i], comm);
+      if (trace && hooks.trace) hooks.trace(i, roots[i], stats);
+      stats.levels.clear();
+      r.search_stats.push_back(std::move(stats));
+    }
     if (!validation) return;
-    validation->add(i, more, [&](DistValidator<Id>& v) { v.add(g, out.data(), roots[i], r.searches[i].nedge); },
-                    [&](size_t j, const Verdict& v, double seconds) { r.record_verdict(j, v, seconds); });
+    validation->add(i, more, [&](DistValidator<Id>& v) {
+      if constexpr (kSssp) v.add_sssp(g, dist.data(), parent.data(), roots[i], r.sssp_searches[i].nedge);
+      else v.add(g, parent.data(), roots[i], r.searches[i].nedge);
+    });
   }
 };
 
-template <class Id, class Source, class Search>
-SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
-                          Search& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
+// A kernel's timed searches across the ranks, validated against `tuples` (kernel 3: a weighted share's); rank 0
+// alone shows progress.
+template <bool kSssp, class Id, class Source, class Search>
+SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& tuples, const DistGraph<Id>& g,
+                          Search& search, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
                           int slots, const Comm& comm, const RunHooks& hooks) {
   std::optional<DistValidation<Id, Source>> validation;
-  if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots), share, comm, hooks, r, "searches");
-  std::vector<Id> out(g.local_count());
-  DistBfsKernel<Id, Source, Search> kernel{{comm}, cfg, hooks, r, share, g, bfs, roots, internal, validation, out};
-  time_searches(kernel, roots, r.searches, kernel.shown(hooks), "kernel 2");
-  return kernel.totals;
-}
-
-// Kernel 3 across the ranks for time_searches, as DistBfsKernel is kernel 2: each result's facts gathered by
-// input label, then the result joins the validation batch (R1-R8), checked in one pass over the weighted tuples.
-template <class Id, class Search>
-struct DistSsspKernel : AcrossRanks {
-  const RunConfig& cfg;
-  const RunHooks& hooks;
-  RunResult& r;
-  const TupleShare<GeneratedEdges>& wshare;
-  const DistGraph<Id>& g;
-  Search& sssp;
-  const std::vector<uint64_t>& roots;
-  const std::vector<Id>& internal;
-  std::optional<DistValidation<Id, GeneratedEdges>>& validation;
-  std::vector<float>& dist;
-  std::vector<Id>& parent;
-  SsspStats stats{};
-
-  void search(size_t i) {
-    before(sssp);
-    stats = sssp.search(internal[i], dist.data(), parent.data());
-  }
-  uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
-  void searched(size_t i, bool more) {
-    after(sssp);
-    if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
-    r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
-    r.sssp_stats.push_back(stats);
-    if (cfg.bfs.trace && hooks.sssp_trace && comm.root()) hooks.sssp_trace(i, roots[i], stats, r.sssp_searches[i].time);
-    if (!validation) return;
-    validation->add(i, more,
-                    [&](DistValidator<Id>& v) { v.add_sssp(g, dist.data(), parent.data(), roots[i], r.sssp_searches[i].nedge); },
-                    [&](size_t j, const Verdict& v, double seconds) { r.record_sssp_verdict(j, v, seconds); });
-  }
-  // A planted error, after timing (--debug-corrupt-sssp): on the last rank holding a reached vertex other than
-  // the root, the first such is a little farther than its parent makes it; R5 or R6 must refuse it.
-  void plant_wrong_distance(uint64_t root) {
-    uint64_t at = UINT64_MAX;
-    for (uint64_t i = 0; i < g.local_count() && at == UINT64_MAX; ++i)
-      if (parent[i] != kNoVertex<Id> && g.rows.to_input[i] != root) at = i;
-    const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
-    if (planter == uint64_t(comm.rank()) + 1) dist[at] = std::nextafter(dist[at], 2.0f * dist[at] + 1.0f);
-  }
-};
-
-template <class Id, class Search>
-SearchTotals run_sssp_searches(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
-                       const DistGraph<Id>& g, Search& sssp, const std::vector<uint64_t>& roots,
-                       const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks) {
-  r.sssp_delta = cfg.delta;
-  std::optional<DistValidation<Id, GeneratedEdges>> validation;
-  if (cfg.validate)
-    validation.emplace(DistValidator<Id>(g.n, comm, slots, /*weighted=*/true), wshare, comm, hooks, r, "SSSP searches");
-  std::vector<float> dist(g.local_count());
-  std::vector<Id> parent(g.local_count());
-  DistSsspKernel<Id, Search> kernel{{comm}, cfg, hooks, r, wshare, g, sssp, roots, internal, validation, dist, parent};
-  time_searches(kernel, roots, r.sssp_searches, kernel.shown(hooks), "kernel 3");
+  if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots, kSssp), tuples, comm, hooks, r, kSssp);
+  DistKernel<kSssp, Id, Source, Search> kernel{comm, cfg, hooks, r, g, search, roots, internal, validation};
+  RunHooks shown = hooks;
+  if (!comm.root()) shown.progress = nullptr;
+  time_searches(kernel, roots, kSssp ? r.sssp_searches : r.searches, shown, kSssp ? "kernel 3" : "kernel 2");
   return kernel.totals;
 }
 
@@ -528,7 +481,7 @@ SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<So
   return with_builtin_tier(*cfg.place.tier, [&](auto tier) {
     return decltype(tier)::template with_bfs_source<Id>(at, cfg.place, [&](auto source) {
       DistBfs<Id, decltype(source)> bfs(g, comm, cfg.bfs, at.g, std::move(source));
-      const SearchTotals t = run_searches(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
+      const SearchTotals t = run_searches<false>(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
       state = bfs.state_bytes() + g.local_count() * sizeof(Id);
       return t;
     });
@@ -548,7 +501,8 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
     return decltype(tier)::template with_sssp_source<Id>(at, cfg.place, cfg.delta, [&](auto source) {
       DistDeltaStepping<Id, decltype(source)> sssp(g, comm, at.g, std::move(source), cfg.delta);
       if (rows.sssp) rows.sssp->report().io_buffer_bytes = sssp.io_buffer_bytes();  // its source's, not the estimate
-      const SearchTotals t = run_sssp_searches(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
+      r.sssp_delta = cfg.delta;
+      const SearchTotals t = run_searches<true>(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
       state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
       return t;
     });

@@ -248,7 +248,7 @@ class DistributedSssp : public ::testing::Test {
     source_ = new GeneratedEdges{Kronecker(kSpec)};
     share_ = new TupleShare<GeneratedEdges>(*source_, *world);
     DistBuildReport report;
-    g_ = new DistGraph<Id>(build_weighted_dist_graph<Id>(*share_, *world, report, /*ids=*/true));
+    g_ = new DistGraph<Id>(build_dist_graph<Id, NodeWeight<Id>>(*share_, *world, report, /*ids=*/true));
     one_ = new Csr<Id, float>(build_csr<Id, float>(GeneratedEdges{Kronecker(kSpec)}));
     std::vector<float> d(g_->local_count());
     std::vector<Id> p(g_->local_count());
