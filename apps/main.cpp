@@ -327,7 +327,8 @@ CLI::App* add_run(CLI::App& app, RunFlags& f) {
                   "bfs (kernel 2), sssp (kernel 3: float32 shortest paths) or both, on one graph and the same roots")
       ->capture_default_str();
   run->add_option("--delta", f.cfg.delta, "kernel 3's delta-stepping bucket width (the distances do not depend on it)")
-      ->capture_default_str()->check(CLI::Range(1e-5, 1e9));  // narrower: a bucket a 1e-5 of distance, too many
+      ->capture_default_str()->check(kPositive)  // nan passes CLI11's range: it ran the search and failed validation
+      ->check(CLI::Range(1e-5, 1e9));  // narrower: a bucket a 1e-5 of distance, too many
   auto* graph_opt = run->add_option("--graph,-g", f.cfg.graph_dir, "run on a graph directory instead of generating");
   for (const char* spec_flag : {"--scale", "--edgefactor", "--seed"}) graph_opt->excludes(run->get_option(spec_flag));
   run->add_option("--roots", f.cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));

@@ -76,6 +76,9 @@ expect_error "tune both" "tune --kernel both: tune sweeps one kernel's edge cach
   "$strata" tune --graph "$tmp/g" --dram-budget 1G --kernel both
 expect_error "unknown kernel" "unknown --kernel 'dfs': expected bfs, sssp or both" "$strata" run --scale 9 --kernel dfs
 expect_error "delta without kernel 3" "--delta is kernel 3's" "$strata" run --scale 9 --delta 0.1
+for bad in nan inf -0.5; do
+  expect_error "--delta $bad" "--delta: '$bad' is not a positive number" "$strata" run --scale 9 --kernel sssp --delta "$bad"
+done
 expect_error "64-bit ids" "kernel 3 (--kernel both) needs 32-bit vertex ids" "$strata" run --scale 9 --kernel both --debug-id-bytes 8
 expect_error "planted fault in a kernel not run" "--debug-corrupt-sssp plants a fault in a kernel this run does not run" \
   "$strata" run --scale 9 --debug-corrupt-sssp 1
