@@ -4,7 +4,8 @@
 // relaxations of other ranks' vertices sent to their owners, one exchange a round, and the ranks agreeing on the
 // next bucket (the least any holds), on when a bucket has settled (no rank improved a vertex into it) and on when
 // deferred tails fall due (the least bucket any rank's tails can reach). Any correct order of relaxations gives
-// the same distance bits (SSSP.md 3.3), so they are one process's, whatever the rank count. A rank's lists come
+// the same distance bits (SSSP.md 3.3), so they are one process's, whatever the rank count. In stages (lists by
+// weight) a stage end's pull asks the holders of a vertex's neighbours for their distances. A rank's lists come
 // from its tier's weighted source (sssp/weighted_sources.hpp's interface): its rows in DRAM (PairLists), or on
 // its storage (WeightsReadTails, WeightsInPlace over RankRows). Then the facts of a result (DistanceFacts), by input label.
 #pragma once
@@ -49,6 +50,21 @@ class RankRelaxations {
   }
   uint64_t sum(uint64_t x) const { return comm_->sum(x); }
   uint64_t least(uint64_t x) const { return ~comm_->max(~x); }
+  // answer(i) for each id by the rank holding it as local index i, in the order asked (collective).
+  template <class Answer>
+  std::vector<uint64_t> words_of(const std::vector<Id>& ids, Answer&& answer) {
+    std::vector<uint64_t> counts(size_t(comm_->size()), 0), next(counts.size(), 0);
+    for (Id v : ids) ++counts[size_t(g_->part.owner(v))];
+    for (size_t r = 1; r < counts.size(); ++r) next[r] = next[r - 1] + counts[r - 1];
+    std::vector<Id> keys(ids.size());
+    std::vector<uint64_t> at(ids.size());  // where ids[k] went among the keys, grouped by holder
+    for (size_t k = 0; k < ids.size(); ++k) keys[at[k] = next[size_t(g_->part.owner(ids[k]))]++] = ids[k];
+    const std::vector<uint64_t> got =
+        comm_->ask<uint64_t>(keys, counts, [&](Id v) { return answer(Id(v - lo)); }, &sent_);
+    std::vector<uint64_t> words(ids.size());
+    for (size_t k = 0; k < ids.size(); ++k) words[k] = got[at[k]];
+    return words;
+  }
   uint64_t ids(uint64_t) const { return g_->part.ids(); }
   void finish(SsspStats& stats) {
     read_ += stats.io.bytes_read;

@@ -7,9 +7,9 @@
 // any number of threads (an improvement of u always re-relaxes u's edges). It runs over a weighted source
 // (weighted_sources.hpp): in-core lists, or on storage an edge cache with tails read or mapped. The same search
 // serves each MPI rank (cluster/dist_sssp.hpp): a Relaxations policy says whose vertices it holds.
-// In one process over lists by weight the search runs in stages (next_stage): a stage relaxes only what lands
-// below its end, and at each end what lands below the next is pushed by the settled or pulled by the others,
-// whichever reads less; most heavy edges are never touched.
+// Over lists by weight the search runs in stages (next_stage): a stage relaxes only what lands below its end, and
+// at each end what lands below the next is pushed by the settled or pulled by the others, whichever reads less;
+// most heavy edges are never touched. A rank's pull asks the holders of its neighbours for their distances.
 #pragma once
 #include <omp.h>
 
@@ -40,7 +40,7 @@ struct SsspStats {
   uint64_t reached = 0;
   uint64_t buckets = 0;      // buckets settled
   uint64_t relaxations = 0;  // successful ones
-  uint64_t stage_ends = 0;   // over lists by weight in one process: the stages' ends (next_stage)
+  uint64_t stage_ends = 0;   // over lists by weight: the stages' ends (next_stage)
   LevelIo io;                // on storage: the tails read
 };
 
@@ -71,6 +71,8 @@ class ShortestPaths {
 //     send(v, d, parent)       relaxes v to d through parent at v's owner (from any OpenMP thread)
 //     take(improve)            after a round: improve(i, d, parent) for each relaxation sent here (collective)
 //   sum(x), least(x)           over the whole search (a rank: over every rank; collective)
+//   words_of(ids, answer)      (kRemote) for vertices held anywhere, answer(i) by the rank holding each as i: a
+//                              stage end's pull asks its neighbours' distances so (collective)
 //   finish(stats)              a search's counts summed likewise
 //   ids(n)                     the id space the lists name (n: g's vertices); the search bounds its source's ids by it
 struct OneProcessRelaxations {
@@ -287,7 +289,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
       if (d < settled_below) push_cost += source_.band_cost(Id(v), cut_dist_ - d);
       else pull_cost += source_.band_cost(Id(v), std::min(d, cut_dist_));
     }
-    if (last || pull_cost <= push_cost) pull(settled_below, stats);
+    if (last || remote_.sum(pull_cost) <= remote_.sum(push_cost)) pull(settled_below, stats);
     else push(settled_below, stats);
     buckets_before_ = stats.buckets;
     ++stats.stage_ends;
@@ -298,14 +300,16 @@ class DeltaStepping final : public ShortestPaths<Id> {
 #pragma omp parallel for schedule(static) reduction(max : farthest)
     for (uint64_t v = 0; v < g_.n; ++v)
       if (const float d = distance(Id(v)); d < settled_below) farthest = std::max(farthest, d);
-    return farthest;
+    return std::bit_cast<float>(uint32_t(most(std::bit_cast<uint32_t>(farthest))));  // >= 0: bits order as values
   }
+  uint64_t most(uint64_t x) const { return ~remote_.least(~x); }
 
   // Every settled vertex relaxes its edges again, now up to the new cut (those below the old one once more: they
   // improve nothing), a million vertices' worth at a time (their list, at most 4 MB, is the push's only memory).
   void push(float settled_below, SsspStats& stats) {
     std::vector<Id> settled;
-    for (uint64_t first = 0; first < g_.n; first += kPushVertices) {
+    const uint64_t n = most(g_.n);  // each relax_all is collective across ranks: as many on each
+    for (uint64_t first = 0; first < n; first += kPushVertices) {
       settled.clear();
       for (uint64_t v = first; v < std::min(g_.n, first + kPushVertices); ++v)
         if (g_.offsets[v] != g_.offsets[v + 1] && distance(Id(v)) < settled_below) settled.push_back(Id(v));
@@ -318,22 +322,27 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // neighbour, where that lands below the new cut: a sum past it waits for the next stage's end (the vertex pulls
   // again then), so a vertex far from every settled one reads its list only up to the cut, not whole. The entries
   // a source holds in DRAM or in place are taken at once; on storage, the tails that may hold lighter ones after.
+  // A rank asks the others for the distances of the neighbours they hold (pull_remote).
   void pull(float settled_below, SsspStats& stats) {
     auto limit = [&](Id v) { return std::min(distance(v), cut_dist_); };
-    auto from = [&](Id v, std::vector<std::vector<Id>>& bins, uint64_t& improved) {
+    std::vector<std::vector<Asked>> asked(bins_.size());  // kRemote: [thread] entries naming another rank's vertex
+    auto from = [&](Id v, std::vector<std::vector<Id>>& bins, uint64_t& improved, std::vector<Asked>& ask) {
       return [&, v](Id u, float w) {
-        const float du = distance(u), nd = du + w;
-        if (du < settled_below && nd < cut_dist_) improved += improve(v, nd, remote_.name(u), bins);
+        if constexpr (Relaxations::kRemote)
+          if (!remote_.owns(u)) return ask.push_back({v, u, w});
+        const Id i = Id(u - remote_.lo);
+        const float du = distance(i), nd = du + w;
+        if (du < settled_below && nd < cut_dist_) improved += improve(v, nd, remote_.name(i), bins);
       };
     };
     uint64_t improved = 0;
 #pragma omp parallel reduction(+ : improved)
     {
-      std::vector<std::vector<Id>>& bins = bins_[size_t(omp_get_thread_num())];
+      const size_t t = size_t(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1024)
       for (uint64_t v = 0; v < g_.n; ++v) {
         if (g_.offsets[v] == g_.offsets[v + 1] || distance(Id(v)) < settled_below) continue;
-        auto take = from(Id(v), bins, improved);
+        auto take = from(Id(v), bins_[t], improved, asked[t]);
         source_.pull(Id(v), limit(Id(v)), take);  // on storage it marks a tail that may hold lighter ones
       }
     }
@@ -341,13 +350,35 @@ class DeltaStepping final : public ShortestPaths<Id> {
       std::vector<Count> counts(bins_.size());
       auto visit = [&](Id v, const NodeWeight<Id>* first, const NodeWeight<Id>* last) {
         const size_t t = size_t(omp_get_thread_num());
-        auto take = from(v, bins_[t], counts[t].n);
+        auto take = from(v, bins_[t], counts[t].n, asked[t]);
         sssp_detail::pull_by_weight(first, last, limit(v), take);
       };
       source_.finish(/*light=*/false, visit, stats.io, nullptr, limit);
       for (const Count& c : counts) improved += c.n;
     }
+    if constexpr (Relaxations::kRemote) improved += pull_remote(asked, settled_below);
     stats.relaxations += improved;
+  }
+  // A pulled entry (v, u, w) whose u another rank holds: v is this rank's, u an id of the whole space.
+  struct Asked {
+    Id v, u;
+    float w;
+  };
+  // The pull's entries naming other ranks' vertices, with the distances their holders give (collective).
+  uint64_t pull_remote(std::vector<std::vector<Asked>>& asked, float settled_below) {
+    std::vector<Asked> all;
+    for (auto& a : asked) all.insert(all.end(), a.begin(), a.end()), std::vector<Asked>().swap(a);
+    std::vector<Id> ids(all.size());
+    for (size_t k = 0; k < all.size(); ++k) ids[k] = all[k].u;
+    const std::vector<uint64_t> words = remote_.words_of(ids, [&](Id i) { return pack(distance(i), remote_.name(i)); });
+    uint64_t improved = 0;
+#pragma omp parallel for schedule(static) reduction(+ : improved)
+    for (size_t k = 0; k < all.size(); ++k) {
+      const float du = dist_of(words[k]), nd = du + all[k].w;
+      if (du < settled_below && nd < cut_dist_)
+        improved += improve(all[k].v, nd, parent_of(words[k]), bins_[size_t(omp_get_thread_num())]);
+    }
+    return improved;
   }
 
   // The least distance whose bucket is k or later (+inf for none): a relaxation lands in a bucket before k exactly
@@ -577,14 +608,14 @@ class DeltaStepping final : public ShortestPaths<Id> {
   Bitmap far_;
   MovableAtomic<uint64_t> far_least_{UINT64_MAX};  // at or below the least bucket of a vertex marked in far_
   Bitmap done_;  // kAlongside: tails whose heavy edges were relaxed at their vertex's present distance
-  // Stages (one process, over lists by weight; a rank's search, or lists by id, have one stage and no cut): the
+  // Stages (over lists by weight; lists by id have one stage and no cut): the
   // first ends at distance kFirstStage, each next kStageGrowth times farther. Edges a search touches, counted from
   // the final distances at SCALE 20 (an ideal pull, every list by weight), for first ends of 0.04 / 0.06 / 0.08
   // and growth 1.5 / 2 / 3 / none: 10.5 / 8.0 / 7.4 / 14.4%, 10.9 / 9.0 / 8.8 / 13.4%, 11.9 / 10.4 / 10.3 / 13.7%.
   // Out of core a tail's head costs a page however few entries it holds, so narrower stages read less: SCALE 22,
   // 146M budget, 4 roots, bytes a search for growth 3 / 2 / 1.5 / 1.3: 748 / 532 / 471 / 408 MB, time a search
   // 1.82 / 1.68 / 1.82 / 2.16 s (each end costs a pass over the vertices).
-  static constexpr bool kStaged = !Relaxations::kRemote && Source::kByWeight;
+  static constexpr bool kStaged = Source::kByWeight;
   static constexpr float kFirstStage = 0.04f, kStageGrowth = 2.0f, kLastStage = 1e6f;
   static constexpr uint64_t kPushVertices = uint64_t(1) << 20;
   float stage_end_ = INFINITY;

@@ -9,7 +9,7 @@
 //     finish(light, visit, io) reads the marked tails: visit(u, first, last) for each piece of one
 //   check()                    throws if an entry read in place was no vertex id (the file changed)
 //   kByWeight                  each list is ordered by weight, so a scan can stop where a stage's cut lies;
-//                              then (kernel 3's stage ends, in one process):
+//                              then (kernel 3's stage ends):
 //   pull(v, limit, take)       take(u, w) for the entries of v's list lighter than `limit` it holds; kDefers:
 //                              marks v's tail where it may hold more, read by finish(false, visit, io, nullptr,
 //                              limit)
@@ -135,17 +135,25 @@ bool pull_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, flo
 }  // namespace sssp_detail
 
 // In DRAM as (id, weight) pairs, each list lightest first (an MPI rank's rows): a light scan stops at a list's
-// first heavy edge.
+// first heavy edge, a stage's at its cut.
 template <class Id>
 class PairLists {
  public:
   static constexpr bool kDefers = false;
-  static constexpr bool kByWeight = false;  // by weight, but searched by ranks alone: in one stage
+  static constexpr bool kByWeight = true;
   PairLists(const NodeWeight<Id>* pairs, const BlockOffsets& offsets, float delta)
       : pairs_(pairs), off_(&offsets), delta_(delta) {}
   template <class Relax>
   void scan(Id u, bool light, Relax& relax) const {
     sssp_detail::relax_by_weight(pairs_ + (*off_)[u], pairs_ + (*off_)[u + 1], light, delta_, relax);
+  }
+  // Bytes a scan of u's entries lighter than limit would touch, as the spec's weights make them.
+  uint64_t band_cost(Id u, float limit) const {
+    return sssp_detail::entries_below((*off_)[u + 1] - (*off_)[u], 0.0f, limit) * sizeof(NodeWeight<Id>);
+  }
+  template <class Take>
+  void pull(Id v, float limit, Take& take) const {
+    sssp_detail::pull_by_weight(pairs_ + (*off_)[v], pairs_ + (*off_)[v + 1], limit, take);
   }
   template <class Visit>
   void finish(bool, Visit&, LevelIo&) {}

@@ -18,6 +18,8 @@ expect "the summary names kernel 3" grep -qE "^summary: SCALE 10, in-core, 4 of 
 expect "kernel 3's relaxations are counted as bytes sent" python3 -c "
 import json; j = json.load(open('$tmp/s2.json')); assert j['mpi']['processes'] == 2 and j['kernel'] == 'sssp'
 assert sum(r['search_bytes_sent'] for r in j['mpi']['ranks']) > 0"
+expect "kernel 3 runs in stages across ranks (lists by weight)" python3 -c "
+import json; j = json.load(open('$tmp/s2.json')); assert all(s['stage_ends'] >= 2 for s in j['sssp_searches']), j['sssp_searches']"
 mpi 2 run --scale 14 --roots 4 --kernel sssp --delta 0.1 --json "$tmp/s14.json" >/dev/null 2>&1
 expect "2 ranks, delta 0.1: SSSP.md's vectors at SCALE 14" check_vectors 14 "$tmp/s14.json"
 
@@ -50,7 +52,7 @@ expect "out-of-core ranks: SSSP.md's vectors at SCALE 12" check_vectors 12 "$tmp
 expect "out-of-core ranks: the weighted rows on each rank's storage, tails read" python3 -c "
 import json; j = json.load(open('$tmp/ooc.json'))
 assert j['csr_dir'].endswith('/mpi-w-p2/rank-<r>') and j['on_mem_edges'] == 1, j['csr_dir']
-assert all(s['bytes_read'] > 0 for s in j['sssp_searches'])"
+assert all(s['bytes_read'] > 0 and s['stage_ends'] >= 2 for s in j['sssp_searches'])"
 expect "out-of-core ranks: the rank directories" bash -c "test -f '$tmp/t/mpi-w-p2/rank-0/csr.hdr' && test -f '$tmp/t/mpi-w-p2/rank-1/csr.hdr'"
 mpi 3 run --graph "$tmp/t" --placement dax --kernel both --roots 4 --threads 1 --json "$tmp/dax.json" >"$tmp/dax.txt" 2>&1
 expect "dax ranks, both kernels: exit 0" test $? -eq 0
