@@ -22,6 +22,7 @@ struct Adjacency {
   const CsrFiles* files = nullptr;          // on storage: the lists' files
   std::vector<const Entry*> mapped{};       // dax: each partition file's lists in place
   float light_below = 0;                    // with weights: g's lists light part first (Csr::light_below)
+  bool by_weight = false;                   // with weights: g's lists ordered by weight
 };
 
 }  // namespace strata

@@ -523,6 +523,46 @@ void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint
   }
 }
 
+// Kernel 3's in-core lists reordered by (weight, id) where they lie, once kernel 2 and the certificate are done
+// with them by id (the bottom-up's hubs first, the lookups' binary searches): a search in stages then stops each
+// scan at its cut (sssp/weighted_sources.hpp's InCoreByWeight). Only a permutation within each list, and checked
+// as one: each list's entries hashed as a set before and after must agree, so the certified graph is the searched.
+template <class Id, class W, class Offsets>
+void order_lists_by_weight(Id* adj, W* weights, const Offsets& offsets, uint64_t count) {
+  constexpr uint64_t kScratchEntries = uint64_t(1) << 15;  // longer lists sorted where they lie, as above
+  auto hashed = [](const Id* ids, const W* ws, uint64_t len) {
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < len; ++i) {
+      uint64_t x = (uint64_t(ids[i]) << 32 ^ std::bit_cast<uint32_t>(ws[i])) * 0x9e3779b97f4a7c15ull;
+      sum += x ^ (x >> 29);
+    }
+    return sum;
+  };
+  std::atomic<uint64_t> broken{UINT64_MAX};
+#pragma omp parallel
+  {
+    std::vector<std::pair<W, Id>> scratch;
+#pragma omp for schedule(dynamic, 64)
+    for (uint64_t v = 0; v < count; ++v) {
+      const uint64_t first = offsets[v], len = offsets[v + 1] - first;
+      Id* ids = adj + first;
+      W* ws = weights + first;
+      const uint64_t before = hashed(ids, ws, len);
+      if (len > kScratchEntries) {
+        weighted_sort_detail::sort_in_place(weighted_sort_detail::Paired<W, Id>{ws, ids}, 0, len, 2 * std::bit_width(len));
+      } else {
+        scratch.resize(len);
+        for (uint64_t i = 0; i < len; ++i) scratch[i] = {ws[i], ids[i]};
+        std::sort(scratch.begin(), scratch.end());
+        for (uint64_t i = 0; i < len; ++i) std::tie(ws[i], ids[i]) = scratch[i];
+      }
+      if (hashed(ids, ws, len) != before) broken.store(v, std::memory_order_relaxed);
+    }
+  }
+  if (broken.load() != UINT64_MAX)
+    throw Error("internal error: vertex " + std::to_string(broken.load()) + "'s list changed while ordered by weight");
+}
+
 // The on-disk weighted lists' sort (kernel 3 on storage): each list deduplicated to its neighbours' lightest
 // copies, then ordered by (weight, id), light edges first; a list that shrank ends with a sentinel entry.
 template <class Id>

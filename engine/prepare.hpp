@@ -91,6 +91,7 @@ struct PlacedGraph {
 
   Csr<Id> g;  // in-core: the whole CSR; tiered: its O(N) arrays (offsets, labels, duplicates)
   NumaArray<float> weights;  // kernel 3's, one per entry of g.adj (weighted in-core runs; else empty)
+  bool by_weight = false;    // in-core: g's lists ordered by weight for kernel 3 (load_kernel3_cache), no longer by id
   Partitioning partitioning;
   std::optional<CsrFiles> files;      // tiered
   std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
@@ -381,11 +382,20 @@ void reload_edge_cache(PlacedGraph<Id>& pg, bool weighted, const PhaseProgress& 
   });
 }
 
-// Kernel 3's edge cache where kernel 2 ran first on storage (--kernel both): kernel 2's cache given back, the
-// weighted CSR's loaded with the K the same budget holds (8-byte entries), its time counted with kernel 1's.
-// Nothing to do in-core or where kernel 3 runs alone (its cache was loaded with the graph).
+// Kernel 3's lists made ready once kernel 2 and the certificate are done, the time counted with kernel 1's:
+// in-core, ordered by weight where they lie (order_lists_by_weight); where kernel 2 ran first on storage (--kernel
+// both), kernel 2's cache given back and the weighted CSR's loaded with the K the same budget holds (8-byte
+// entries). Nothing to do on storage where kernel 3 runs alone (its cache was loaded with the graph).
 template <class Id>
 void load_kernel3_cache(PlacedGraph<Id>& pg, const PhaseProgress& progress = {}) {
+  if (pg.weights.size() > 0 && !pg.by_weight) {
+    const double t0 = now();
+    if (progress) progress("kernel 1: kernel 3's lists by weight", 0, 1);
+    order_lists_by_weight(pg.g.adj.data(), pg.weights.data(), pg.g.offsets, pg.g.n);
+    pg.by_weight = true;
+    pg.construction_time += now() - t0;
+    return;
+  }
   if (!pg.weighted_files || pg.weighted_cache.index.bytes() > 0) return;
   const double t0 = now();
   const uint64_t kernel2_cache = pg.cache.entries_bytes();

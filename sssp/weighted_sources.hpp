@@ -17,7 +17,8 @@
 //                              place), for choosing at a stage's end between the settled pushing and the others
 //                              pulling
 //   finish(..., need)          (kDefers) a heavy read of each tail's entries lighter than need(u) only
-// In-core, lists are g's (by id) with the weights beside, so each entry is tested. On storage, the weighted CSR
+// In-core, lists are g's with the weights beside: by id (each entry tested) while kernel 2 and the certificate
+// need them so, then by weight (InCoreByWeight). On storage, the weighted CSR
 // orders each list by weight: a bucket's light edges are a list's first entries, which the edge cache holds,
 // so a light phase reads nothing from storage unless a list's whole cached prefix is light; each vertex's tail
 // is relaxed for its heavy edges at its final distance, up to the search's stage (delta_stepping.hpp's
@@ -91,20 +92,41 @@ namespace sssp_detail {
 // in a read buffer: 1.04-1.09x on top of the counters' fix; dax's lists in place: 1.14-1.17x; SCALE 22, 3
 // interleaved rounds).
 inline constexpr long kAhead = 16;
+// A list by weight as the loops below read it: entry i's id and weight, from (id, weight) pairs (on storage, a
+// rank's rows) or from g's ids with the weights beside them (one process in DRAM).
+template <class Id>
+struct PairList {
+  const NodeWeight<Id>* p;
+  Id id(size_t i) const { return p[i].v; }
+  float w(size_t i) const { return p[i].w; }
+};
+template <class Id>
+struct SplitList {
+  const Id* ids;
+  const float* ws;
+  Id id(size_t i) const { return ids[i]; }
+  float w(size_t i) const { return ws[i]; }
+};
+
 // A relax with beyond(w) says where the search's stage ends: that entry and (by weight) the rest are left.
-template <class Id, class Relax>
-void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool light, float delta, Relax& relax) {
-  for (; first != last; ++first) {
-    if constexpr (requires { relax.beyond(first->w); })
-      if (relax.beyond(first->w)) return;
-    if constexpr (requires { relax.ahead(first->v); })
-      if (last - first > kAhead) relax.ahead(first[kAhead].v);
-    if ((first->w < delta) != light) {
+template <class List, class Relax>
+void relax_by_weight(List list, size_t len, bool light, float delta, Relax& relax) {
+  for (size_t i = 0; i < len; ++i) {
+    const float w = list.w(i);
+    if constexpr (requires { relax.beyond(w); })
+      if (relax.beyond(w)) return;
+    if constexpr (requires { relax.ahead(list.id(i)); })
+      if (i + kAhead < len) relax.ahead(list.id(i + kAhead));
+    if ((w < delta) != light) {
       if (light) return;  // the rest are heavy
       continue;
     }
-    relax(first->v, first->w);
+    relax(list.id(i), w);
   }
+}
+template <class Id, class Relax>
+void relax_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, bool light, float delta, Relax& relax) {
+  relax_by_weight(PairList<Id>{first}, size_t(last - first), light, delta, relax);
 }
 
 // How many of a tail's `tail` entries, ordered by weight from w0 on, to read for those lighter than limit: as
@@ -122,17 +144,53 @@ float prefix_last(const EdgeCache<NodeWeight<Id>>& cache, const Csr<Id>& g, Id u
   return len > 0 ? cache.adj[cache.index.begin(u, g.offsets) + len - 1].w : 0.0f;
 }
 
-// The entries of [first, last) lighter than limit, by weight: take(u, w) each; returns whether all were.
-template <class Id, class Take>
-bool pull_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, float limit, Take& take) {
-  for (; first != last; ++first) {
-    if (!(first->w < limit)) return false;
-    take(first->v, first->w);
+// The entries of a list by weight lighter than limit: take(u, w) each; returns whether all were.
+template <class List, class Take>
+bool pull_by_weight(List list, size_t len, float limit, Take& take) {
+  for (size_t i = 0; i < len; ++i) {
+    if (!(list.w(i) < limit)) return false;
+    take(list.id(i), list.w(i));
   }
   return true;
 }
+template <class Id, class Take>
+bool pull_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, float limit, Take& take) {
+  return pull_by_weight(PairList<Id>{first}, size_t(last - first), limit, take);
+}
 
 }  // namespace sssp_detail
+
+// In-core, kernel 3's lists by weight (engine/build_csr.hpp's order_lists_by_weight, once kernel 2 and the
+// certificate have had them by id): g's ids with a weight beside each. A light scan stops at a list's first heavy
+// edge, a stage's at its cut.
+template <class Id>
+class InCoreByWeight {
+ public:
+  static constexpr bool kDefers = false;
+  static constexpr bool kByWeight = true;
+  InCoreByWeight(const Csr<Id>& g, const float* weights, float delta) : g_(g), w_(weights), delta_(delta) {}
+  template <class Relax>
+  void scan(Id u, bool light, Relax& relax) const {
+    sssp_detail::relax_by_weight(list(u), g_.degree(u), light, delta_, relax);
+  }
+  // Bytes a scan of u's entries lighter than limit would touch, as the spec's weights make them.
+  uint64_t band_cost(Id u, float limit) const {
+    return sssp_detail::entries_below(g_.degree(u), 0.0f, limit) * (sizeof(Id) + sizeof(float));
+  }
+  template <class Take>
+  void pull(Id v, float limit, Take& take) const {
+    sssp_detail::pull_by_weight(list(v), g_.degree(v), limit, take);
+  }
+  template <class Visit>
+  void finish(bool, Visit&, LevelIo&) {}
+  void check() {}
+
+ private:
+  sssp_detail::SplitList<Id> list(Id u) const { return {g_.adj.data() + g_.offsets[u], w_ + g_.offsets[u]}; }
+  const Csr<Id>& g_;
+  const float* w_;
+  float delta_;
+};
 
 // In DRAM as (id, weight) pairs, each list lightest first (an MPI rank's rows): a light scan stops at a list's
 // first heavy edge, a stage's at its cut.

@@ -221,4 +221,32 @@ TEST(BlockOffsets, PacksExactlyAndShrinksBlocksThatSpanTooMuch) {
 }
 
 }  // namespace
+
+// Kernel 3's in-core lists reordered by weight: each list becomes its own entries ordered by (weight, id), short
+// lists through a thread's scratch and long ones (past 2^15 entries) where they lie.
+TEST(Csr, ListsOrderedByWeightAreTheSameEntriesByWeight) {
+  std::mt19937_64 rng(7);
+  const std::vector<uint64_t> lengths = {0, 1, 2, 17, 300, 40000, 5, 70000};
+  std::vector<uint64_t> offsets = {0};
+  for (uint64_t len : lengths) offsets.push_back(offsets.back() + len);
+  std::vector<uint32_t> ids(offsets.back());
+  std::vector<float> ws(offsets.back());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = uint32_t(rng() % 100000);
+    ws[i] = float(rng() % 1000) / 1000.0f;  // ties of weight: ordered by id
+  }
+  const std::vector<uint32_t> ids0 = ids;
+  const std::vector<float> ws0 = ws;
+  order_lists_by_weight(ids.data(), ws.data(), offsets, lengths.size());
+  for (size_t v = 0; v < lengths.size(); ++v) {
+    std::vector<std::pair<float, uint32_t>> want, got;
+    for (uint64_t i = offsets[v]; i < offsets[v + 1]; ++i) {
+      want.push_back({ws0[i], ids0[i]});
+      got.push_back({ws[i], ids[i]});
+    }
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << "list " << v << " of " << lengths[v] << " entries";
+  }
+}
+
 }  // namespace strata

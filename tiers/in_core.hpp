@@ -24,10 +24,12 @@ struct InCoreTier {
   static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec&, Fn&& fn) {
     return fn(WholeLists<Id>(at.g.adj.data(), at.g.offsets));
   }
-  // Kernel 3: the weights beside the lists (one process), or the lists as pairs by weight (a rank).
+  // Kernel 3: the weights beside the lists (one process: by weight once kernel 2 is done), or the lists as pairs
+  // by weight (a rank).
   template <class Id, class Fn>
   static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float delta, Fn&& fn) {
     if (at.pairs) return fn(PairLists<Id>(at.pairs, at.g.offsets, delta));
+    if (at.by_weight) return fn(InCoreByWeight<Id>(at.g, at.weights, delta));
     return fn(InCoreWeights<Id>(at.g, at.weights, delta, at.light_below));
   }
 };

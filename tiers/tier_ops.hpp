@@ -59,6 +59,7 @@ Adjacency<Id, Entry> adjacency_of(const PlacedGraph<Id>& pg) {
   if constexpr (kWeighted) {
     at.weights = pg.weights.data();
     at.light_below = pg.spec.light_below;
+    at.by_weight = pg.by_weight;
     at.cache = &pg.weighted_cache;
     if (pg.files) at.files = &pg.kernel3_files();
   } else {

@@ -22,6 +22,10 @@ expect "from a graph directory: the same bits" check_vectors 10 "$tmp/g.json"
 expect "sssp trace lines" grep -qE "^trace: sssp search 1 root 214 buckets [1-9][0-9]* relaxations [1-9][0-9]* reached 897 time " "$tmp/tr.txt"
 expect "json: buckets, relaxations" python3 -c "
 import json; s = json.load(open('$tmp/tr.json'))['sssp_searches'][0]; assert s['buckets'] > 0 and s['relaxations'] >= 896, s"
+expect "in-core kernel 3 runs in stages (its lists ordered by weight after kernel 2)" python3 -c "
+import json
+for f in ('$tmp/tr.json', '$tmp/both12.json'):
+    assert all(s['stage_ends'] >= 2 for s in json.load(open(f))['sssp_searches']), f"
 
 # The block: the reference's keys and order (SSSP.md section 6) in spec names, bfs then sssp per group.
 expect "block keys in the reference's order" python3 - "$tmp/both10.txt" <<'PY'
