@@ -50,9 +50,13 @@ class RankRelaxations {
   }
   uint64_t sum(uint64_t x) const { return comm_->sum(x); }
   uint64_t least(uint64_t x) const { return ~comm_->max(~x); }
-  // answer(i) for each id by the rank holding it as local index i, in the order asked (collective).
+  // answer(i) for each id by the rank holding it as local index i, in the order asked (collective). An id no rank
+  // holds (a hole of the id space, from rows changed on storage) ends the run, named, before it is asked.
   template <class Answer>
   std::vector<uint64_t> words_of(const std::vector<Id>& ids, Answer&& answer) {
+    for (Id v : ids)
+      if (!g_->part.is_vertex(v)) [[unlikely]]
+        throw Error(fmt::format("a distance asked of vertex {}, which no rank holds: a rank's rows are corrupted", v));
     std::vector<uint64_t> counts(size_t(comm_->size()), 0), next(counts.size(), 0);
     for (Id v : ids) ++counts[size_t(g_->part.owner(v))];
     for (size_t r = 1; r < counts.size(); ++r) next[r] = next[r - 1] + counts[r - 1];

@@ -324,6 +324,26 @@ class DistributedSssp : public ::testing::Test {
   uint64_t nedge = 0;
 };
 
+// A stage end's pull asks other ranks for their vertices' distances: an id no rank holds (a hole of the id space,
+// as rows changed on storage could name) is refused, named, instead of read past the holder's arrays.
+TEST_F(DistributedSssp, AskingTheDistanceOfNoRanksVertexIsRefused) {
+  uint64_t hole = UINT64_MAX;
+  for (int r = 0; r < g_->part.ranks && hole == UINT64_MAX; ++r)
+    if (g_->part.count(r) < g_->part.span) hole = g_->part.end(r);
+  if (hole == UINT64_MAX) GTEST_SKIP() << "no hole in the id space at " << world->size() << " ranks";
+  RankRelaxations<Id> ranks(*g_, *world);
+  EXPECT_THROW(
+      {
+        try {
+          ranks.words_of({Id(hole)}, [](Id) { return uint64_t(0); });
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("which no rank holds"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+}
+
 TEST_F(DistributedSssp, DistancesAreOneProcessBits) {
   DeltaStepping<Id> one(*one_, 0.1f);
   std::vector<float> d(one_->n);
