@@ -309,7 +309,7 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const TupleShare
 }
 
 // Both kernels on storage: kernel 2's rows (and their edge cache) given back, kernel 3's loaded within the same
-// budget, the time counted with kernel 1's as one process counts load_kernel3_cache.
+// budget, the time counted with kernel 1's as one process counts ready_kernel3_lists.
 template <class Id>
 void load_kernel3_rows(RunResult& r, DistGraph<Id>& g, TieredRows<Id>& rows, const RunConfig& cfg, uint64_t graph_hash,
                        int scale, const Comm& comm) {

@@ -35,7 +35,6 @@ PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
   spec.parts = parts;
   spec.weighted = cfg.kernels.sssp;
-  if (cfg.kernels.sssp) spec.light_below = cfg.delta;
   spec.ids = cfg.kernels.bfs;
   spec.threads = omp_get_max_threads();
   return spec;
@@ -217,7 +216,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
     if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
     if (bfs && cfg.kernels.sssp) bfs->release_idle_memory();
     if (cfg.kernels.sssp && r.ok()) {
-      load_kernel3_cache(pg, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
+      ready_kernel3_lists(pg, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
       sssp = make_sssp(pg, cfg);
       run_sssp_searches(r, cfg, pg, *sssp, roots, internal, hooks);
     }

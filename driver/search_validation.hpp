@@ -143,8 +143,7 @@ std::optional<CsrValidator<Id>> certify_csr(RunResult& result, const Source& sou
   hooks.report("validation", 0, 1, "certifying kernel 1's graph against the tuples");
   const double t0 = now();
   try {
-    std::optional<CsrValidator<Id>> v(std::in_place, pg.g, source, pg.weights.size() == 0 ? nullptr : pg.weights.data(),
-                                      pg.spec.light_below);
+    std::optional<CsrValidator<Id>> v(std::in_place, pg.g, source, pg.weights.size() == 0 ? nullptr : pg.weights.data());
     result.validation.certificate_time = now() - t0;
     result.validation.tuple_passes = 1;
     return v;

@@ -21,7 +21,6 @@ struct Adjacency {
   const EdgeCache<Entry>* cache = nullptr;  // on storage: the prefixes in DRAM
   const CsrFiles* files = nullptr;          // on storage: the lists' files
   std::vector<const Entry*> mapped{};       // dax: each partition file's lists in place
-  float light_below = 0;                    // with weights: g's lists light part first (Csr::light_below)
   bool by_weight = false;                   // with weights: g's lists ordered by weight
 };
 

@@ -488,18 +488,28 @@ uint64_t dedup_light_first(Id* ids, W* ws, uint64_t len, W light_below, std::vec
   return kept;
 }
 
+// One list of two parallel arrays sorted as pairs by (a, b): in a thread's scratch, or where it lies when longer
+// than kScratchEntries (the hubs: their copies, 1.1 MB at SCALE 20, were resident beside the raw adjacency at
+// kernel 1's peak; sorted in place, the few longest cost no measurable time).
+inline constexpr uint64_t kScratchEntries = uint64_t(1) << 15;
+template <class A, class B>
+void sort_list(A* a, B* b, uint64_t len, std::vector<std::pair<A, B>>& scratch) {
+  if (len > kScratchEntries) return sort_in_place(Paired<A, B>{a, b}, 0, len, 2 * std::bit_width(len));
+  scratch.resize(len);
+  for (uint64_t i = 0; i < len; ++i) scratch[i] = {a[i], b[i]};
+  std::sort(scratch.begin(), scratch.end());
+  for (uint64_t i = 0; i < len; ++i) std::tie(a[i], b[i]) = scratch[i];
+}
+
 }  // namespace weighted_sort_detail
 
 // The weighted lists' sort: each list by (id, weight), so that deduplication keeps each neighbour's lightest
 // copy; a list that shrank ends with a kNoVertex<Id> sentinel, like sort_and_dedup_lists'. With light_below > 0,
 // the entries lighter than it are written first, then the rest (Csr::light_below): kernel 3's light rounds
 // then read a list's first entries instead of testing every weight (in-core SCALE 20: the light rounds were a
-// quarter of a search, reading every reached list's weights once more). A list is sorted as pairs in a thread's
-// scratch, or where it lies when longer than kScratchEntries (the hubs): their copies (1.1 MB at SCALE 20) were
-// resident beside the raw adjacency at kernel 1's peak. Sorted in place, the few longest cost no measurable time.
+// quarter of a search, reading every reached list's weights once more).
 template <class Id, class W, class Off>
 void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint64_t count, W light_below = W(0)) {
-  constexpr uint64_t kScratchEntries = uint64_t(1) << 15;
 #pragma omp parallel
   {
     std::vector<std::pair<Id, W>> scratch, light;
@@ -508,15 +518,7 @@ void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint
       const uint64_t first = offsets[v], len = offsets[v + 1] - first;
       Id* ids = adj + first;
       W* ws = weights + first;
-      if (len > kScratchEntries) {
-        const weighted_sort_detail::Paired<Id, W> pairs{ids, ws};
-        weighted_sort_detail::sort_in_place(pairs, 0, len, 2 * std::bit_width(len));
-      } else {
-        scratch.resize(len);
-        for (uint64_t i = 0; i < len; ++i) scratch[i] = {ids[i], ws[i]};
-        std::sort(scratch.begin(), scratch.end());
-        for (uint64_t i = 0; i < len; ++i) std::tie(ids[i], ws[i]) = scratch[i];
-      }
+      weighted_sort_detail::sort_list(ids, ws, len, scratch);
       const uint64_t kept = weighted_sort_detail::dedup_light_first(ids, ws, len, light_below, light);
       if (kept < len) ids[kept] = kNoVertex<Id>;
     }
@@ -529,7 +531,6 @@ void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint
 // as one: each list's entries hashed as a set before and after must agree, so the certified graph is the searched.
 template <class Id, class W, class Offsets>
 void order_lists_by_weight(Id* adj, W* weights, const Offsets& offsets, uint64_t count) {
-  constexpr uint64_t kScratchEntries = uint64_t(1) << 15;  // longer lists sorted where they lie, as above
   auto hashed = [](const Id* ids, const W* ws, uint64_t len) {
     uint64_t sum = 0;
     for (uint64_t i = 0; i < len; ++i) {
@@ -548,14 +549,7 @@ void order_lists_by_weight(Id* adj, W* weights, const Offsets& offsets, uint64_t
       Id* ids = adj + first;
       W* ws = weights + first;
       const uint64_t before = hashed(ids, ws, len);
-      if (len > kScratchEntries) {
-        weighted_sort_detail::sort_in_place(weighted_sort_detail::Paired<W, Id>{ws, ids}, 0, len, 2 * std::bit_width(len));
-      } else {
-        scratch.resize(len);
-        for (uint64_t i = 0; i < len; ++i) scratch[i] = {ws[i], ids[i]};
-        std::sort(scratch.begin(), scratch.end());
-        for (uint64_t i = 0; i < len; ++i) std::tie(ws[i], ids[i]) = scratch[i];
-      }
+      weighted_sort_detail::sort_list(ws, ids, len, scratch);
       if (hashed(ids, ws, len) != before) broken.store(v, std::memory_order_relaxed);
     }
   }

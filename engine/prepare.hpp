@@ -49,8 +49,6 @@ struct PlacementSpec {
   bool weighted = false;            // kernel 3 runs: the adjacency keeps its weights (on storage: the weighted
                                     // CSR, csr-w-p<K>, lists by weight)
   bool ids = true;                  // kernel 2 runs: on storage, it reads the unweighted CSR (csr-p<K>)
-  float light_below = 0;            // in-core kernel 3: each list's entries lighter than this first (its delta;
-                                    // a prepared graph's spec says how its weighted lists were built)
   CountedDegrees* counted = nullptr;  // kernel 0's degree count, which the first build takes (the driver's)
 };
 
@@ -82,7 +80,7 @@ struct PlacementReport {
 // A graph ready to search. Searches refer to its members, so it is filled in place and never moved;
 // members die in reverse order, the mappings and files after the cache that was loaded from them. On storage,
 // `files` is the CSR of the first kernel run (kernel 2's, or kernel 3's when it runs alone); with both kernels,
-// kernel 3's weighted CSR is `weighted_files`, its cache loaded when kernel 3 starts (load_kernel3_cache).
+// kernel 3's weighted CSR is `weighted_files`, its cache loaded when kernel 3 starts (ready_kernel3_lists).
 template <class Id>
 struct PlacedGraph {
   PlacedGraph() = default;
@@ -91,7 +89,7 @@ struct PlacedGraph {
 
   Csr<Id> g;  // in-core: the whole CSR; tiered: its O(N) arrays (offsets, labels, duplicates)
   NumaArray<float> weights;  // kernel 3's, one per entry of g.adj (weighted in-core runs; else empty)
-  bool by_weight = false;    // in-core: g's lists ordered by weight for kernel 3 (load_kernel3_cache), no longer by id
+  bool by_weight = false;    // in-core: g's lists ordered by weight for kernel 3 (ready_kernel3_lists), no longer by id
   Partitioning partitioning;
   std::optional<CsrFiles> files;      // tiered
   std::vector<PmemMapping> mappings;  // DAX: the partition files, mapped
@@ -135,7 +133,7 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
     if (progress) progress(std::string("kernel 1: ") + name, done, total);
   };
   if (spec.weighted) {  // one graph for both kernels: the ids as BFS reads them, the weights beside
-    Csr<Id, float> weighted = build_csr<Id, float>(source, phase, spec.counted, spec.light_below);
+    Csr<Id, float> weighted = build_csr<Id, float>(source, phase, spec.counted);
     out.weights = std::move(weighted.weights);
     out.g = std::move(static_cast<Csr<Id>&>(weighted));
   } else {
@@ -387,7 +385,7 @@ void reload_edge_cache(PlacedGraph<Id>& pg, bool weighted, const PhaseProgress& 
 // both), kernel 2's cache given back and the weighted CSR's loaded with the K the same budget holds (8-byte
 // entries). Nothing to do on storage where kernel 3 runs alone (its cache was loaded with the graph).
 template <class Id>
-void load_kernel3_cache(PlacedGraph<Id>& pg, const PhaseProgress& progress = {}) {
+void ready_kernel3_lists(PlacedGraph<Id>& pg, const PhaseProgress& progress = {}) {
   if (pg.weights.size() > 0 && !pg.by_weight) {
     const double t0 = now();
     if (progress) progress("kernel 1: kernel 3's lists by weight", 0, 1);

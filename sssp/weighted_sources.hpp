@@ -99,6 +99,7 @@ struct PairList {
   const NodeWeight<Id>* p;
   Id id(size_t i) const { return p[i].v; }
   float w(size_t i) const { return p[i].w; }
+  PairList from(uint64_t k) const { return {p + k}; }
 };
 template <class Id>
 struct SplitList {
@@ -106,6 +107,7 @@ struct SplitList {
   const float* ws;
   Id id(size_t i) const { return ids[i]; }
   float w(size_t i) const { return ws[i]; }
+  SplitList from(uint64_t k) const { return {ids + k, ws + k}; }
 };
 
 // A relax with beyond(w) says where the search's stage ends: that entry and (by weight) the rest are left.
@@ -160,68 +162,42 @@ bool pull_by_weight(const NodeWeight<Id>* first, const NodeWeight<Id>* last, flo
 
 }  // namespace sssp_detail
 
-// In-core, kernel 3's lists by weight (engine/build_csr.hpp's order_lists_by_weight, once kernel 2 and the
-// certificate have had them by id): g's ids with a weight beside each. A light scan stops at a list's first heavy
-// edge, a stage's at its cut.
-template <class Id>
-class InCoreByWeight {
+// Lists by weight in DRAM, each lightest first: a light scan stops at a list's first heavy edge, a stage's at its
+// cut. List: an MPI rank's rows as (id, weight) pairs (PairLists), or one process's g with the weights beside
+// (InCoreByWeight: engine/build_csr.hpp's order_lists_by_weight, once kernel 2 and the certificate have had
+// them by id); list v is entries [offsets[v], offsets[v + 1]) of `all`.
+template <class Id, class List>
+class DramByWeight {
  public:
   static constexpr bool kDefers = false;
   static constexpr bool kByWeight = true;
-  InCoreByWeight(const Csr<Id>& g, const float* weights, float delta) : g_(g), w_(weights), delta_(delta) {}
+  DramByWeight(List all, const BlockOffsets& offsets, float delta) : all_(all), off_(&offsets), delta_(delta) {}
   template <class Relax>
   void scan(Id u, bool light, Relax& relax) const {
-    sssp_detail::relax_by_weight(list(u), g_.degree(u), light, delta_, relax);
+    sssp_detail::relax_by_weight(all_.from((*off_)[u]), length(u), light, delta_, relax);
   }
   // Bytes a scan of u's entries lighter than limit would touch, as the spec's weights make them.
   uint64_t band_cost(Id u, float limit) const {
-    return sssp_detail::entries_below(g_.degree(u), 0.0f, limit) * (sizeof(Id) + sizeof(float));
+    return sssp_detail::entries_below(length(u), 0.0f, limit) * sizeof(NodeWeight<Id>);
   }
   template <class Take>
   void pull(Id v, float limit, Take& take) const {
-    sssp_detail::pull_by_weight(list(v), g_.degree(v), limit, take);
+    sssp_detail::pull_by_weight(all_.from((*off_)[v]), length(v), limit, take);
   }
   template <class Visit>
   void finish(bool, Visit&, LevelIo&) {}
   void check() {}
 
  private:
-  sssp_detail::SplitList<Id> list(Id u) const { return {g_.adj.data() + g_.offsets[u], w_ + g_.offsets[u]}; }
-  const Csr<Id>& g_;
-  const float* w_;
-  float delta_;
-};
-
-// In DRAM as (id, weight) pairs, each list lightest first (an MPI rank's rows): a light scan stops at a list's
-// first heavy edge, a stage's at its cut.
-template <class Id>
-class PairLists {
- public:
-  static constexpr bool kDefers = false;
-  static constexpr bool kByWeight = true;
-  PairLists(const NodeWeight<Id>* pairs, const BlockOffsets& offsets, float delta)
-      : pairs_(pairs), off_(&offsets), delta_(delta) {}
-  template <class Relax>
-  void scan(Id u, bool light, Relax& relax) const {
-    sssp_detail::relax_by_weight(pairs_ + (*off_)[u], pairs_ + (*off_)[u + 1], light, delta_, relax);
-  }
-  // Bytes a scan of u's entries lighter than limit would touch, as the spec's weights make them.
-  uint64_t band_cost(Id u, float limit) const {
-    return sssp_detail::entries_below((*off_)[u + 1] - (*off_)[u], 0.0f, limit) * sizeof(NodeWeight<Id>);
-  }
-  template <class Take>
-  void pull(Id v, float limit, Take& take) const {
-    sssp_detail::pull_by_weight(pairs_ + (*off_)[v], pairs_ + (*off_)[v + 1], limit, take);
-  }
-  template <class Visit>
-  void finish(bool, Visit&, LevelIo&) {}
-  void check() {}
-
- private:
-  const NodeWeight<Id>* pairs_;
+  uint64_t length(Id u) const { return (*off_)[u + 1] - (*off_)[u]; }
+  List all_;
   const BlockOffsets* off_;
   float delta_;
 };
+template <class Id>
+using PairLists = DramByWeight<Id, sssp_detail::PairList<Id>>;
+template <class Id>
+using InCoreByWeight = DramByWeight<Id, sssp_detail::SplitList<Id>>;
 
 // Out-of-core: the weighted edge cache's prefixes in DRAM, the tails read with io_uring in file order
 // (TailReads over the weighted CSR's pairs), every id read from storage range-checked.

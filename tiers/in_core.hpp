@@ -24,13 +24,13 @@ struct InCoreTier {
   static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec&, Fn&& fn) {
     return fn(WholeLists<Id>(at.g.adj.data(), at.g.offsets));
   }
-  // Kernel 3: the weights beside the lists (one process: by weight once kernel 2 is done), or the lists as pairs
-  // by weight (a rank).
+  // Kernel 3: the lists by weight, as pairs (a rank) or with the weights beside (one process, once
+  // ready_kernel3_lists has ordered them).
   template <class Id, class Fn>
   static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float delta, Fn&& fn) {
-    if (at.pairs) return fn(PairLists<Id>(at.pairs, at.g.offsets, delta));
-    if (at.by_weight) return fn(InCoreByWeight<Id>(at.g, at.weights, delta));
-    return fn(InCoreWeights<Id>(at.g, at.weights, delta, at.light_below));
+    if (at.pairs) return fn(PairLists<Id>({at.pairs}, at.g.offsets, delta));
+    if (!at.by_weight) throw Error("internal error: kernel 3's in-core lists searched before ready_kernel3_lists");
+    return fn(InCoreByWeight<Id>({at.g.adj.data(), at.weights}, at.g.offsets, delta));
   }
 };
 

@@ -58,7 +58,6 @@ Adjacency<Id, Entry> adjacency_of(const PlacedGraph<Id>& pg) {
   Adjacency<Id, Entry> at{pg.g, &pg.partitioning};
   if constexpr (kWeighted) {
     at.weights = pg.weights.data();
-    at.light_below = pg.spec.light_below;
     at.by_weight = pg.by_weight;
     at.cache = &pg.weighted_cache;
     if (pg.files) at.files = &pg.kernel3_files();
