@@ -488,17 +488,54 @@ uint64_t dedup_light_first(Id* ids, W* ws, uint64_t len, W light_below, std::vec
   return kept;
 }
 
-// One list of two parallel arrays sorted as pairs by (a, b): in a thread's scratch, or where it lies when longer
-// than kScratchEntries (the hubs: their copies, 1.1 MB at SCALE 20, were resident beside the raw adjacency at
-// kernel 1's peak; sorted in place, the few longest cost no measurable time).
+// A 32-bit field's bits in its own order: an id's as they are, a float's with the sign flipped (and the rest too
+// where it is negative), so that comparing the bits compares the values.
+template <class T>
+uint32_t order_bits(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const uint32_t u = std::bit_cast<uint32_t>(x);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+  } else {
+    return uint32_t(x);
+  }
+}
+template <class T>
+T from_order_bits(uint32_t u) {
+  if constexpr (std::is_floating_point_v<T>) return std::bit_cast<T>(u & 0x80000000u ? u & 0x7fffffffu : ~u);
+  else return T(u);
+}
+
+// One list of two parallel arrays sorted as pairs by (a, b): as one 64-bit key an entry (a's bits high) in a
+// thread's scratch -- radix sorted from kPairRadixMin entries (11 bits a pass over the keys' span: 5-6 passes),
+// std::sort below -- or where it lies when longer than kScratchEntries (the hubs: their copies, 1.1 MB at
+// SCALE 20, were resident beside the raw adjacency at kernel 1's peak; sorted in place, the few longest cost no
+// measurable time). Keys, not pairs: a pair's comparison branches twice, and kernel 3's two sorts (by id for
+// the duplicates, by weight for the stages) were half of its in-core kernel 1 (SCALE 22).
 inline constexpr uint64_t kScratchEntries = uint64_t(1) << 15;
+inline constexpr uint64_t kPairRadixMin = 512;
 template <class A, class B>
-void sort_list(A* a, B* b, uint64_t len, std::vector<std::pair<A, B>>& scratch) {
-  if (len > kScratchEntries) return sort_in_place(Paired<A, B>{a, b}, 0, len, 2 * std::bit_width(len));
-  scratch.resize(len);
-  for (uint64_t i = 0; i < len; ++i) scratch[i] = {a[i], b[i]};
-  std::sort(scratch.begin(), scratch.end());
-  for (uint64_t i = 0; i < len; ++i) std::tie(a[i], b[i]) = scratch[i];
+void sort_list(A* a, B* b, uint64_t len, std::vector<uint64_t>& scratch) {
+  // 64-bit ids (no kernel 3 runs on them; the weighted build is instantiated for them all the same): in place.
+  if (sizeof(A) != 4 || sizeof(B) != 4 || len > kScratchEntries)
+    return sort_in_place(Paired<A, B>{a, b}, 0, len, 2 * std::bit_width(len));
+  scratch.resize(2 * len);
+  uint64_t* keys = scratch.data();
+  uint64_t least = UINT64_MAX, most = 0;
+  for (uint64_t i = 0; i < len; ++i) {
+    keys[i] = uint64_t(order_bits(a[i])) << 32 | order_bits(b[i]);  // (not reached for 64-bit ids)
+    least = std::min(least, keys[i]);
+    most = std::max(most, keys[i]);
+  }
+  if (len < kPairRadixMin) {
+    std::sort(keys, keys + len);
+  } else {  // by the keys' offsets from the least, as few passes as their span needs
+    build_detail::radix_sort(keys, keys + len, len, std::max(1, int(std::bit_width(most - least))),
+                             [least](uint64_t k) { return k - least; });
+  }
+  for (uint64_t i = 0; i < len; ++i) {
+    a[i] = from_order_bits<A>(uint32_t(keys[i] >> 32));
+    b[i] = from_order_bits<B>(uint32_t(keys[i]));
+  }
 }
 
 }  // namespace weighted_sort_detail
@@ -512,7 +549,8 @@ template <class Id, class W, class Off>
 void sort_and_dedup_weighted_lists(Id* adj, W* weights, const Off* offsets, uint64_t count, W light_below = W(0)) {
 #pragma omp parallel
   {
-    std::vector<std::pair<Id, W>> scratch, light;
+    std::vector<uint64_t> scratch;
+    std::vector<std::pair<Id, W>> light;
 #pragma omp for schedule(dynamic, 64)
     for (uint64_t v = 0; v < count; ++v) {
       const uint64_t first = offsets[v], len = offsets[v + 1] - first;
@@ -542,7 +580,7 @@ void order_lists_by_weight(Id* adj, W* weights, const Offsets& offsets, uint64_t
   std::atomic<uint64_t> broken{UINT64_MAX};
 #pragma omp parallel
   {
-    std::vector<std::pair<W, Id>> scratch;
+    std::vector<uint64_t> scratch;
 #pragma omp for schedule(dynamic, 64)
     for (uint64_t v = 0; v < count; ++v) {
       const uint64_t first = offsets[v], len = offsets[v + 1] - first;
@@ -607,8 +645,14 @@ void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>
       // The writes' lines too: each lands at random in the adjacency, and a cursor read early is close enough.
       for (size_t j = 0; j < nb; ++j) {
         if (b[j] == kNoVertex<Id>) continue;
-        __builtin_prefetch(&g.adj[std::atomic_ref<Off>(offsets[a[j]]).load(std::memory_order_relaxed)], 1);
-        __builtin_prefetch(&g.adj[std::atomic_ref<Off>(offsets[b[j]]).load(std::memory_order_relaxed)], 1);
+        const Off at_a = std::atomic_ref<Off>(offsets[a[j]]).load(std::memory_order_relaxed);
+        const Off at_b = std::atomic_ref<Off>(offsets[b[j]]).load(std::memory_order_relaxed);
+        __builtin_prefetch(&g.adj[at_a], 1);
+        __builtin_prefetch(&g.adj[at_b], 1);
+        if constexpr (kWeighted) {  // the weights land as much at random: a miss each unless fetched with the ids
+          __builtin_prefetch(&g.weights[at_a], 1);
+          __builtin_prefetch(&g.weights[at_b], 1);
+        }
       }
       for (size_t j = 0; j < nb; ++j) {
         if (b[j] == kNoVertex<Id>) continue;  // a self-loop

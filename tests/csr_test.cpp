@@ -223,17 +223,18 @@ TEST(BlockOffsets, PacksExactlyAndShrinksBlocksThatSpanTooMuch) {
 }  // namespace
 
 // Kernel 3's in-core lists reordered by weight: each list becomes its own entries ordered by (weight, id), short
-// lists through a thread's scratch and long ones (past 2^15 entries) where they lie.
+// lists through a thread's scratch (as 64-bit keys: std::sort below 512 entries, radix sorted from there) and long
+// ones (past 2^15 entries) where they lie. Negative weights too: a float's key bits must order as its value.
 TEST(Csr, ListsOrderedByWeightAreTheSameEntriesByWeight) {
   std::mt19937_64 rng(7);
-  const std::vector<uint64_t> lengths = {0, 1, 2, 17, 300, 40000, 5, 70000};
+  const std::vector<uint64_t> lengths = {0, 1, 2, 17, 300, 511, 512, 32768, 40000, 5, 70000};
   std::vector<uint64_t> offsets = {0};
   for (uint64_t len : lengths) offsets.push_back(offsets.back() + len);
   std::vector<uint32_t> ids(offsets.back());
   std::vector<float> ws(offsets.back());
   for (size_t i = 0; i < ids.size(); ++i) {
     ids[i] = uint32_t(rng() % 100000);
-    ws[i] = float(rng() % 1000) / 1000.0f;  // ties of weight: ordered by id
+    ws[i] = float(int(rng() % 2000) - 1000) / 1000.0f;  // ties of weight: ordered by id
   }
   const std::vector<uint32_t> ids0 = ids;
   const std::vector<float> ws0 = ws;
