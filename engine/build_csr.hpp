@@ -505,14 +505,28 @@ T from_order_bits(uint32_t u) {
   else return T(u);
 }
 
+// A pair of 32-bit fields as one key ordered as the pair is, a's bits high.
+template <class A, class B>
+uint64_t pair_key(A a, B b) {
+  return uint64_t(order_bits(a)) << 32 | order_bits(b);
+}
+inline constexpr uint64_t kPairRadixMin = 512;
+// keys[0, len) sorted, keys[len, 2 len) its scratch: radix sorted from kPairRadixMin keys, 11 bits a pass over
+// their span from the least (5-6 passes for a list's pairs), std::sort below.
+inline void sort_keys(uint64_t* keys, uint64_t len) {
+  if (len < kPairRadixMin) return std::sort(keys, keys + len);
+  uint64_t least = UINT64_MAX, most = 0;
+  for (uint64_t i = 0; i < len; ++i) least = std::min(least, keys[i]), most = std::max(most, keys[i]);
+  build_detail::radix_sort(keys, keys + len, len, std::max(1, int(std::bit_width(most - least))),
+                           [least](uint64_t k) { return k - least; });
+}
+
 // One list of two parallel arrays sorted as pairs by (a, b): as one 64-bit key an entry (a's bits high) in a
-// thread's scratch -- radix sorted from kPairRadixMin entries (11 bits a pass over the keys' span: 5-6 passes),
-// std::sort below -- or where it lies when longer than kScratchEntries (the hubs: their copies, 1.1 MB at
+// thread's scratch (sort_keys) or where it lies when longer than kScratchEntries (the hubs: their copies, 1.1 MB at
 // SCALE 20, were resident beside the raw adjacency at kernel 1's peak; sorted in place, the few longest cost no
 // measurable time). Keys, not pairs: a pair's comparison branches twice, and kernel 3's two sorts (by id for
 // the duplicates, by weight for the stages) were half of its in-core kernel 1 (SCALE 22).
 inline constexpr uint64_t kScratchEntries = uint64_t(1) << 15;
-inline constexpr uint64_t kPairRadixMin = 512;
 template <class A, class B>
 void sort_list(A* a, B* b, uint64_t len, std::vector<uint64_t>& scratch) {
   // 64-bit ids (no kernel 3 runs on them; the weighted build is instantiated for them all the same): in place.
@@ -520,18 +534,8 @@ void sort_list(A* a, B* b, uint64_t len, std::vector<uint64_t>& scratch) {
     return sort_in_place(Paired<A, B>{a, b}, 0, len, 2 * std::bit_width(len));
   scratch.resize(2 * len);
   uint64_t* keys = scratch.data();
-  uint64_t least = UINT64_MAX, most = 0;
-  for (uint64_t i = 0; i < len; ++i) {
-    keys[i] = uint64_t(order_bits(a[i])) << 32 | order_bits(b[i]);  // (not reached for 64-bit ids)
-    least = std::min(least, keys[i]);
-    most = std::max(most, keys[i]);
-  }
-  if (len < kPairRadixMin) {
-    std::sort(keys, keys + len);
-  } else {  // by the keys' offsets from the least, as few passes as their span needs
-    build_detail::radix_sort(keys, keys + len, len, std::max(1, int(std::bit_width(most - least))),
-                             [least](uint64_t k) { return k - least; });
-  }
+  for (uint64_t i = 0; i < len; ++i) keys[i] = pair_key(a[i], b[i]);  // (not reached for 64-bit ids)
+  sort_keys(keys, len);
   for (uint64_t i = 0; i < len; ++i) {
     a[i] = from_order_bits<A>(uint32_t(keys[i] >> 32));
     b[i] = from_order_bits<B>(uint32_t(keys[i]));
@@ -602,14 +606,35 @@ void sort_and_dedup_lists_by_weight(NodeWeight<Id>* adj, const uint64_t* offsets
   const uint64_t base = offsets[0];
   auto by_id = [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.v != b.v ? a.v < b.v : a.w < b.w; };
   auto by_weight = [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.w != b.w ? a.w < b.w : a.v < b.v; };
-#pragma omp parallel for schedule(dynamic, 64)
-  for (uint64_t i = 0; i < count; ++i) {
-    NodeWeight<Id>* first = adj + (offsets[i] - base);
-    NodeWeight<Id>* last = adj + (offsets[i + 1] - base);
-    std::sort(first, last, by_id);
-    NodeWeight<Id>* end = std::unique(first, last, [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.v == b.v; });
-    std::sort(first, end, by_weight);
-    if (end != last) *end = {kNoVertex<Id>, 0.0f};
+#pragma omp parallel
+  {
+    std::vector<uint64_t> scratch;
+#pragma omp for schedule(dynamic, 64)
+    for (uint64_t i = 0; i < count; ++i) {
+      NodeWeight<Id>* first = adj + (offsets[i] - base);
+      NodeWeight<Id>* last = adj + (offsets[i + 1] - base);
+      const uint64_t len = uint64_t(last - first);
+      NodeWeight<Id>* end = first;
+      if (sizeof(Id) == 4 && len <= weighted_sort_detail::kScratchEntries) {  // as keys (sort_list), in scratch
+        using weighted_sort_detail::from_order_bits, weighted_sort_detail::pair_key;
+        scratch.resize(2 * len);
+        uint64_t* keys = scratch.data();
+        for (uint64_t k = 0; k < len; ++k) keys[k] = pair_key(first[k].v, first[k].w);
+        weighted_sort_detail::sort_keys(keys, len);
+        uint64_t kept = 0;
+        for (uint64_t k = 0; k < len; ++k)  // each neighbour's lightest copy, keyed by (weight, id)
+          if (kept == 0 || keys[k] >> 32 != uint32_t(keys[kept - 1])) keys[kept++] = keys[k] << 32 | keys[k] >> 32;
+        weighted_sort_detail::sort_keys(keys, kept);
+        for (uint64_t k = 0; k < kept; ++k)
+          first[k] = {from_order_bits<Id>(uint32_t(keys[k])), from_order_bits<float>(uint32_t(keys[k] >> 32))};
+        end = first + kept;
+      } else {  // a hub's list (or 64-bit ids) where it lies
+        std::sort(first, last, by_id);
+        end = std::unique(first, last, [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.v == b.v; });
+        std::sort(first, end, by_weight);
+      }
+      if (end != last) *end = {kNoVertex<Id>, 0.0f};
+    }
   }
 }
 
