@@ -530,16 +530,36 @@ inline constexpr uint64_t kScratchEntries = uint64_t(1) << 15;
 template <class A, class B>
 void sort_list(A* a, B* b, uint64_t len, std::vector<uint64_t>& scratch) {
   // 64-bit ids (no kernel 3 runs on them; the weighted build is instantiated for them all the same): in place.
-  if (sizeof(A) != 4 || sizeof(B) != 4 || len > kScratchEntries)
-    return sort_in_place(Paired<A, B>{a, b}, 0, len, 2 * std::bit_width(len));
+  constexpr bool kKeyed = sizeof(A) == 4 && sizeof(B) == 4;
+  if (!kKeyed || len > kScratchEntries) return sort_in_place(Paired<A, B>{a, b}, 0, len, 2 * std::bit_width(len));
+  if constexpr (kKeyed) {
+    scratch.resize(2 * len);
+    uint64_t* keys = scratch.data();
+    for (uint64_t i = 0; i < len; ++i) keys[i] = pair_key(a[i], b[i]);
+    sort_keys(keys, len);
+    for (uint64_t i = 0; i < len; ++i) {
+      a[i] = from_order_bits<A>(uint32_t(keys[i] >> 32));
+      b[i] = from_order_bits<B>(uint32_t(keys[i]));
+    }
+  }
+}
+
+// A list of (id, weight) entries of 32-bit ids as keys in `scratch`: sorted by (id, weight), each neighbour's
+// lightest copy kept and rekeyed (weight, id), sorted again and written back; returns the entries kept.
+template <class Id>
+uint64_t dedup_by_weight_as_keys(NodeWeight<Id>* list, uint64_t len, std::vector<uint64_t>& scratch) {
+  static_assert(sizeof(Id) == 4, "an entry as one 64-bit key");
   scratch.resize(2 * len);
   uint64_t* keys = scratch.data();
-  for (uint64_t i = 0; i < len; ++i) keys[i] = pair_key(a[i], b[i]);  // (not reached for 64-bit ids)
+  for (uint64_t k = 0; k < len; ++k) keys[k] = pair_key(list[k].v, list[k].w);
   sort_keys(keys, len);
-  for (uint64_t i = 0; i < len; ++i) {
-    a[i] = from_order_bits<A>(uint32_t(keys[i] >> 32));
-    b[i] = from_order_bits<B>(uint32_t(keys[i]));
-  }
+  uint64_t kept = 0;
+  for (uint64_t k = 0; k < len; ++k)  // an id's first key is its lightest copy
+    if (kept == 0 || keys[k] >> 32 != uint32_t(keys[kept - 1])) keys[kept++] = keys[k] << 32 | keys[k] >> 32;
+  sort_keys(keys, kept);
+  for (uint64_t k = 0; k < kept; ++k)
+    list[k] = {from_order_bits<Id>(uint32_t(keys[k])), from_order_bits<float>(uint32_t(keys[k] >> 32))};
+  return kept;
 }
 
 }  // namespace weighted_sort_detail
@@ -613,22 +633,11 @@ void sort_and_dedup_lists_by_weight(NodeWeight<Id>* adj, const uint64_t* offsets
     for (uint64_t i = 0; i < count; ++i) {
       NodeWeight<Id>* first = adj + (offsets[i] - base);
       NodeWeight<Id>* last = adj + (offsets[i + 1] - base);
-      const uint64_t len = uint64_t(last - first);
-      NodeWeight<Id>* end = first;
-      if (sizeof(Id) == 4 && len <= weighted_sort_detail::kScratchEntries) {  // as keys (sort_list), in scratch
-        using weighted_sort_detail::from_order_bits, weighted_sort_detail::pair_key;
-        scratch.resize(2 * len);
-        uint64_t* keys = scratch.data();
-        for (uint64_t k = 0; k < len; ++k) keys[k] = pair_key(first[k].v, first[k].w);
-        weighted_sort_detail::sort_keys(keys, len);
-        uint64_t kept = 0;
-        for (uint64_t k = 0; k < len; ++k)  // each neighbour's lightest copy, keyed by (weight, id)
-          if (kept == 0 || keys[k] >> 32 != uint32_t(keys[kept - 1])) keys[kept++] = keys[k] << 32 | keys[k] >> 32;
-        weighted_sort_detail::sort_keys(keys, kept);
-        for (uint64_t k = 0; k < kept; ++k)
-          first[k] = {from_order_bits<Id>(uint32_t(keys[k])), from_order_bits<float>(uint32_t(keys[k] >> 32))};
-        end = first + kept;
-      } else {  // a hub's list (or 64-bit ids) where it lies
+      NodeWeight<Id>* end = nullptr;
+      if constexpr (sizeof(Id) == 4)
+        if (uint64_t(last - first) <= weighted_sort_detail::kScratchEntries)
+          end = first + weighted_sort_detail::dedup_by_weight_as_keys(first, uint64_t(last - first), scratch);
+      if (!end) {  // a hub's list (or 64-bit ids) where it lies
         std::sort(first, last, by_id);
         end = std::unique(first, last, [](const NodeWeight<Id>& a, const NodeWeight<Id>& b) { return a.v == b.v; });
         std::sort(first, end, by_weight);

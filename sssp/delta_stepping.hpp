@@ -137,12 +137,11 @@ class DeltaStepping final : public ShortestPaths<Id> {
     far_.clear();
     far_least_.store(UINT64_MAX, std::memory_order_relaxed);
     if constexpr (kAlongside) done_.clear();
-    stage_end_ = kStaged ? kFirstStage : INFINITY;
     anchor_ = 0.0f;
     width_ = kFirstStage;
     settled_ = 0;
     if constexpr (kStaged) vertices_ = remote_.sum(g_.n);
-    cut_ = kStaged ? std::max<uint64_t>(bucket_of(stage_end_), 1) : UINT64_MAX;
+    cut_ = kStaged ? std::max<uint64_t>(bucket_of(stage_end()), 1) : UINT64_MAX;
     cut_dist_ = first_in_bucket(cut_);
     buckets_before_ = UINT64_MAX;
     window_end_ = kWindow;
@@ -278,12 +277,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
     // A stage that settled nothing although its cut lay past every edge below weight 1 (the spec's weights) from
     // the settled: what is left is reached only over heavier edges, or not at all.
     const bool last = (stats.buckets == buckets_before_ && settled_below >= farthest_settled(settled_below) + 1.0f) ||
-                      stage_end_ > kLastStage;
+                      stage_end() > kLastStage;
     if (last) {
       cut_ = UINT64_MAX;
     } else {
       place_stage_end(settled_below);
-      cut_ = std::max(bucket_of(stage_end_), cut_ + 1);
+      cut_ = std::max(bucket_of(stage_end()), cut_ + 1);
     }
     cut_dist_ = first_in_bucket(cut_);
     uint64_t push_cost = 0, pull_cost = 0;
@@ -316,8 +315,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
     } else {
       width_ *= kStageGrowth;
     }
-    stage_end_ = anchor_ + width_;
   }
+  float stage_end() const { return anchor_ + width_; }
   // The least fl32(d + w) at or past `from` over the entries of the vertices settled below it (+inf for none;
   // out of core a tail counts as its least possible weight): where the next vertex can be reached.
   float nearest_past(float from) {
@@ -673,7 +672,6 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // The anchor may move while fewer than 1/1024 of the vertices (or 64) are settled.
   static constexpr uint64_t kAnchorShare = 1024, kAnchorLeast = 64;
   static constexpr uint64_t kPushVertices = uint64_t(1) << 20;
-  float stage_end_ = INFINITY;
   float anchor_ = 0.0f, width_ = kFirstStage;  // the stage ends at anchor_ + width_ (place_stage_end)
   uint64_t settled_ = 0, vertices_ = 0;        // vertices settled so far, and of the graph (over the ranks)
   uint64_t cut_ = UINT64_MAX;    // the first bucket past the stage: relaxations landing there wait for its end
