@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/build_csr.hpp"
+#include "engine/edge_cache.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/graph_dir.hpp"
 #include "test_util.hpp"
@@ -218,6 +219,33 @@ TEST(BlockOffsets, PacksExactlyAndShrinksBlocksThatSpanTooMuch) {
   BlockOffsets big(full);
   EXPECT_LT(big.block_shift(), BlockOffsets::kMaxShift);
   for (uint64_t v = 0; v <= 10000; ++v) ASSERT_EQ(big[v], full[v]) << v;
+}
+
+// The edge cache's index: v's prefix begins where the prefixes of the lists before it end (each min(degree, K),
+// a hub's whole), in the 4-byte region and in the 16-bit one (summed a word at a time there), for K below, inside
+// and above the degrees, with and without hubs. A sum that takes a list's end for its degree, or forgets the
+// hubs, fails.
+TEST(PrefixIndex, BeginIsTheSumOfThePrefixesBeforeIt) {
+  NumaArray<uint64_t> full(5001);
+  std::mt19937_64 rng(7);
+  full[0] = 0;
+  for (uint64_t v = 0; v < 5000; ++v) {  // degree-ordered: long lists first, then short ones and empty ones
+    const uint64_t degree = v < 300 ? 2000 + rng() % 3000 : v < 4000 ? rng() % 40 : rng() % 3;
+    full[v + 1] = full[v] + degree;
+  }
+  const BlockOffsets offsets(full);
+  ASSERT_GT(offsets.narrow_from(), 0u);
+  ASSERT_LT(offsets.narrow_from(), 5000u);
+  for (const uint64_t k : {0u, 1u, 7u, 30u, 100000u})
+    for (const uint64_t hub : {kNoHubs, uint64_t(25), uint64_t(2500)}) {
+      const PrefixIndex index(offsets, 5000, k, hub);
+      uint64_t at = 0;
+      for (uint64_t v = 0; v < 5000; ++v) {
+        ASSERT_EQ(index.begin(v, offsets), at) << "K " << k << " hub " << hub << " vertex " << v;
+        at += index.length(full[v + 1] - full[v]);
+      }
+      EXPECT_EQ(index.entries(), at);
+    }
 }
 
 }  // namespace
