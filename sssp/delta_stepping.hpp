@@ -420,9 +420,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
       for (uint64_t c = 0; c < chunks; ++c) {
         for (uint64_t v = c * kPullChunk; v < std::min(g_.n, (c + 1) * kPullChunk); ++v) {
           if (g_.offsets[v] == g_.offsets[v + 1] || distance(Id(v)) < settled_below) continue;
-          Collect take{*this, Id(v), found, asked[t]};
+          Collect<decltype(take_found)> take{*this, Id(v), found, asked[t], take_found};
           source_.pull(Id(v), limit(Id(v)), take);  // on storage it marks a tail that may hold lighter ones
-          if (found.size() >= kPullChunk * 4) take_found();  // a hub's long band: the buffer stays small
         }
         take_found();
       }
@@ -452,17 +451,21 @@ class DeltaStepping final : public ShortestPaths<Id> {
     Id v, i;  // v's entry naming held vertex i
     float w;
   };
+  // take_found() empties the buffer, which stays below kPullBuffer entries whatever a list's band holds.
+  template <class TakeFound>
   struct Collect {
     const DeltaStepping& s;
     Id v;
     std::vector<Pulled>& found;
     std::vector<Asked>& ask;
+    TakeFound& take_found;
     void operator()(Id u, float w) {
       if constexpr (Relaxations::kRemote)
         if (!s.remote_.owns(u)) return ask.push_back({v, u, w});
       const Id i = Id(u - s.remote_.lo);
       __builtin_prefetch(&s.state_[i]);
       found.push_back({v, i, w});
+      if (found.size() == kPullBuffer) take_found();
     }
   };
   // The pull's entries naming other ranks' vertices, with the distances their holders give (collective).
@@ -721,7 +724,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // The anchor may move while fewer than 1/1024 of the vertices (or 64) are settled.
   static constexpr uint64_t kAnchorShare = 1024, kAnchorLeast = 64;
   static constexpr uint64_t kPushVertices = uint64_t(1) << 20;
-  static constexpr uint64_t kExactDegree = 64, kCostStride = 8, kPullChunk = 1024;
+  static constexpr uint64_t kExactDegree = 64, kCostStride = 8, kPullChunk = 1024, kPullBuffer = 4096;
   float anchor_ = 0.0f, width_ = kFirstStage;  // the stage ends at anchor_ + width_ (place_stage_end)
   uint64_t settled_ = 0, vertices_ = 0;        // vertices settled so far, and of the graph (over the ranks)
   uint64_t cut_ = UINT64_MAX;    // the first bucket past the stage: relaxations landing there wait for its end
