@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <ranges>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -96,7 +97,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
  public:
   DeltaStepping(const Csr<Id>& g, Source source, float delta, Relaxations relaxations = {})
       : g_(g), source_(std::move(source)), delta_(delta), remote_(std::move(relaxations)), state_(g.n), far_(g.n),
-        done_(kAlongside ? g.n : 0), marks_((g.n + 63) / 64) {
+        done_(kAlongside ? g.n : 0),
+        hubs_(*std::ranges::partition_point(std::views::iota(uint64_t(0), g.n),
+                                            [&g](uint64_t v) { return g.degree(v) >= kExactDegree; })),
+        marks_((g.n + 63) / 64) {
     if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
   }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
@@ -286,33 +290,19 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
     cut_dist_ = first_in_bucket(cut_);
     uint64_t push_cost = 0, pull_cost = 0;
-    const uint64_t hubs = hub_count(), sampled = hubs + (g_.n - hubs + kCostStride - 1) / kCostStride;
+    const uint64_t sampled = hubs_ + (g_.n - hubs_ + kCostStride - 1) / kCostStride;
 #pragma omp parallel for schedule(static) reduction(+ : push_cost, pull_cost)
     for (uint64_t k = 0; k < sampled; ++k) {
-      const uint64_t v = k < hubs ? k : hubs + (k - hubs) * kCostStride, times = k < hubs ? 1 : kCostStride;
+      const uint64_t v = k < hubs_ ? k : hubs_ + (k - hubs_) * kCostStride, times = k < hubs_ ? 1 : kCostStride;
       if (g_.offsets[v] == g_.offsets[v + 1]) continue;
       const float d = distance(Id(v));
       if (d < settled_below) push_cost += times * source_.band_cost(Id(v), cut_dist_ - d);
       else pull_cost += times * source_.band_cost(Id(v), std::min(d, cut_dist_));
     }
-    if (last || remote_.sum(pull_cost) <= remote_.sum(push_cost)) pull(settled_below, stats);  // sums: hub_count
+    if (last || remote_.sum(pull_cost) <= remote_.sum(push_cost)) pull(settled_below, stats);
     else push(settled_below, stats);
     buckets_before_ = stats.buckets;
     ++stats.stage_ends;
-  }
-
-  // The vertices whose stage-end costs are summed one by one: those of kExactDegree entries or more, the first
-  // ones (ids follow the degree order, highest first). The rest, alike in degree, are counted from every
-  // kCostStride-th: the sum only chooses between push and pull (either gives the same distances), and a pass
-  // over every vertex at each stage end took a sixth of an in-core search (SCALE 22).
-  uint64_t hub_count() const {
-    uint64_t lo = 0, hi = g_.n;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (g_.degree(Id(mid)) >= kExactDegree) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   // The next stage ends kStageGrowth times as far past the anchor as this one did. The anchor is the root (0)
@@ -398,9 +388,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
       return [&, v](Id u, float w) {
         if constexpr (Relaxations::kRemote)
           if (!remote_.owns(u)) return ask.push_back({v, u, w});
-        const Id i = Id(u - remote_.lo);
-        const float du = distance(i), nd = du + w;
-        if (du < settled_below && nd < cut_dist_) improved += improve(v, nd, remote_.name(i), bins);
+        improved += take_pulled(v, Id(u - remote_.lo), w, settled_below, bins);
       };
     };
     uint64_t improved = 0;
@@ -410,10 +398,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
       const size_t t = size_t(omp_get_thread_num());
       std::vector<Pulled> found;
       auto take_found = [&] {
-        for (const Pulled& p : found) {
-          const float du = distance(p.i), nd = du + p.w;
-          if (du < settled_below && nd < cut_dist_) improved += improve(p.v, nd, remote_.name(p.i), bins_[t]);
-        }
+        for (const Pulled& p : found) improved += take_pulled(p.v, p.i, p.w, settled_below, bins_[t]);
         found.clear();
       };
 #pragma omp for schedule(dynamic, 1)
@@ -444,6 +429,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
     Id v, u;
     float w;
   };
+  // A pulled entry of v naming held vertex i: v improved through i where i is settled and the sum lands below the
+  // cut (returns 1), or not.
+  uint64_t take_pulled(Id v, Id i, float w, float settled_below, std::vector<std::vector<Id>>& bins) {
+    const float du = distance(i), nd = du + w;
+    return du < settled_below && nd < cut_dist_ ? improve(v, nd, remote_.name(i), bins) : 0;
+  }
   // A pull's entries are gathered a chunk of vertices at a time, each held neighbour's word fetched as it is
   // found, and then taken: a word is a miss (the neighbours lie anywhere), and taking each as its entry was read
   // waited on them one at a time (the pull was a third of an in-core search).
@@ -725,6 +716,11 @@ class DeltaStepping final : public ShortestPaths<Id> {
   static constexpr uint64_t kAnchorShare = 1024, kAnchorLeast = 64;
   static constexpr uint64_t kPushVertices = uint64_t(1) << 20;
   static constexpr uint64_t kExactDegree = 64, kCostStride = 8, kPullChunk = 1024, kPullBuffer = 4096;
+  // A stage end's push and pull costs are summed one by one over the vertices of kExactDegree entries or more, the
+  // first hubs_ ids (ids follow the degree order, highest first); the rest, alike in degree, are counted from every
+  // kCostStride-th: the sums only choose between push and pull (either gives the same distances), and a pass over
+  // every vertex at each stage end took a sixth of an in-core search (SCALE 22).
+  uint64_t hubs_ = 0;
   float anchor_ = 0.0f, width_ = kFirstStage;  // the stage ends at anchor_ + width_ (place_stage_end)
   uint64_t settled_ = 0, vertices_ = 0;        // vertices settled so far, and of the graph (over the ranks)
   uint64_t cut_ = UINT64_MAX;    // the first bucket past the stage: relaxations landing there wait for its end
