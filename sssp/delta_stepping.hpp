@@ -142,6 +142,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
     far_least_.store(UINT64_MAX, std::memory_order_relaxed);
     if constexpr (kAlongside) done_.clear();
     anchor_ = 0.0f;
+    early_.clear();
     width_ = kFirstStage;
     settled_ = 0;
     if constexpr (kStaged) vertices_ = remote_.sum(g_.n);
@@ -230,20 +231,21 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // short tails' span for a few of them (SCALE 22 under a 146 MB budget: 2.47 GB and 42k requests a search
   // became 1.58 GB and 25k). Their edges may fill an earlier bucket, so it is looked for again.
   // A stage ends where the next bucket lies at or past its cut (next_stage): the tails due by then are read first,
-  // those due later are not needed.
+  // those due later are not needed. Due tails are looked for from bucket 0, not b: a stage end's push files tails
+  // due below the bucket the search is at, and one left there was never read (a vertex settled, then improved).
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
       const uint64_t next = remote_.least(first_filled(bins_, b));
       if (next == UINT64_MAX && file_far()) continue;
       if constexpr (Source::kDefers) {
         const uint64_t upto = std::min(next, cut_ - 1);
-        if (const uint64_t due = remote_.least(first_filled(due_, b)); due != UINT64_MAX && due <= upto) {
+        if (const uint64_t due = remote_.least(first_filled(due_, 0)); due != UINT64_MAX && due <= upto) {
           mark_due(due_long_, cut_ - 1);
           mark_due(due_, cut_ - 1);
           read_heavy(stats);
           continue;
         }
-        if (const uint64_t due = remote_.least(first_filled(due_long_, b)); due != UINT64_MAX && due <= upto) {
+        if (const uint64_t due = remote_.least(first_filled(due_long_, 0)); due != UINT64_MAX && due <= upto) {
           mark_due(due_long_, upto);
           read_heavy(stats);
           continue;
@@ -271,6 +273,11 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // tail is read for a few percent of its entries, not whole. What lands past the cut is not filed, so a stage
   // ends with nothing queued; after a stage that settled nothing one last pull is made with no cut after it, so a
   // vertex reached only over a pruned edge is found however far, and the search ends when nothing is left.
+  // Once the anchor has moved, the few settled below it push before a pull, and the pull takes only entries
+  // lighter than its bound less the anchor: a vertex not yet reached otherwise read its list up to the cut, most of
+  // it. SCALE 24 out of core (--dram-budget 538201056, 8 roots): 15.27 GB read became 11.02 GB, and 2.83 GB with
+  // the first stage narrowed to 0.01 (kFirstStage), which before read more (16.19 GB): the pull's limit counts
+  // from the anchor, so each stage's pull reads about a stage's width of each list.
   void next_stage(SsspStats& stats) {
     if constexpr (Source::kDefers) {
       for (auto* due : {&due_, &due_long_})
@@ -289,6 +296,9 @@ class DeltaStepping final : public ShortestPaths<Id> {
       cut_ = std::max(bucket_of(stage_end()), cut_ + 1);
     }
     cut_dist_ = first_in_bucket(cut_);
+    // Those settled before the anchor last moved (few, by place_stage_end) push in either case; then every other
+    // settled vertex lies at or past the anchor, and a pull needs only entries lighter than its limit less it.
+    const float early = std::min(anchor_, settled_below);
     uint64_t push_cost = 0, pull_cost = 0;
     const uint64_t sampled = hubs_ + (g_.n - hubs_ + kCostStride - 1) / kCostStride;
 #pragma omp parallel for schedule(static) reduction(+ : push_cost, pull_cost)
@@ -296,11 +306,20 @@ class DeltaStepping final : public ShortestPaths<Id> {
       const uint64_t v = k < hubs_ ? k : hubs_ + (k - hubs_) * kCostStride, times = k < hubs_ ? 1 : kCostStride;
       if (g_.offsets[v] == g_.offsets[v + 1]) continue;
       const float d = distance(Id(v));
-      if (d < settled_below) push_cost += times * source_.band_cost(Id(v), cut_dist_ - d);
-      else pull_cost += times * source_.band_cost(Id(v), std::min(d, cut_dist_));
+      if (d < settled_below) {
+        const uint64_t band = times * source_.band_cost(Id(v), cut_dist_ - d);
+        push_cost += band;
+        if (d < early) pull_cost += band;
+      } else {
+        pull_cost += times * source_.band_cost(Id(v), pull_limit(d, early));
+      }
     }
-    if (last || remote_.sum(pull_cost) <= remote_.sum(push_cost)) pull(settled_below, stats);
-    else push(settled_below, stats);
+    if (last || remote_.sum(pull_cost) <= remote_.sum(push_cost)) {
+      if (early > 0.0f) relax_both(early_, stats);  // on every rank: collective
+      pull(settled_below, early, stats);
+    } else {
+      push(settled_below, stats);
+    }
     buckets_before_ = stats.buckets;
     ++stats.stage_ends;
   }
@@ -318,13 +337,17 @@ class DeltaStepping final : public ShortestPaths<Id> {
     if (nearest >= next && nearest < INFINITY) {
       anchor_ = nearest;
       width_ = kFirstStage;
+      early_ = settled_list(settled_below);  // every vertex ever to lie below the anchor: nothing else reaches it
     } else {
       width_ *= kStageGrowth;
     }
   }
   float stage_end() const { return anchor_ + width_; }
   // The least fl32(d + w) at or past `from` over the entries of the vertices settled below it (+inf for none;
-  // out of core a tail counts as its least possible weight): where the next vertex can be reached.
+  // out of core a tail counts as its prefix's last weight, or `from` where that lands below it): where the next
+  // vertex can be reached, and a bound from below for every vertex not yet settled -- the pull bounded from the
+  // anchor (next_stage) is correct only because of that (a tail counted as its least heavy weight put the anchor
+  // past a nearer sum: R5 failed on 11 of 45 runs of 64 roots at SCALE 11-13).
   float nearest_past(float from) {
     float least = INFINITY;
 #pragma omp parallel for schedule(dynamic, 4096) reduction(min : least)
@@ -334,7 +357,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
       if (!(d < from)) continue;
       NearestPast probe{d, from};
       if constexpr (Source::kDefers) {
-        if (const float floor = source_.scan(Id(v), false, probe); floor >= 0.0f) probe.beyond(floor);
+        if (source_.scan(Id(v), false, probe) >= 0.0f) probe.past_tail(source_.tail_floor(Id(v)));
       } else {
         source_.scan(Id(v), false, probe);
       }
@@ -351,6 +374,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
       least = std::min(least, du + w);
       return true;
     }
+    // A tail on storage whose entries weigh floor or more: the nearest sum may be any at or past both.
+    void past_tail(float floor) { least = std::min(least, std::max(from, du + floor)); }
   };
 
   float farthest_settled(float settled_below) const {
@@ -371,18 +396,36 @@ class DeltaStepping final : public ShortestPaths<Id> {
       settled.clear();
       for (uint64_t v = first; v < std::min(g_.n, first + kPushVertices); ++v)
         if (g_.offsets[v] != g_.offsets[v + 1] && distance(Id(v)) < settled_below) settled.push_back(Id(v));
-      relax_all(settled, stats, /*light=*/true);
-      relax_all(settled, stats, /*light=*/false);
+      relax_both(settled, stats);
     }
+  }
+  void relax_both(const std::vector<Id>& from, SsspStats& stats) {
+    relax_all(from, stats, /*light=*/true);
+    relax_all(from, stats, /*light=*/false);
+  }
+  // The vertices with edges settled below `below`, in id order.
+  std::vector<Id> settled_list(float below) const {
+    std::vector<std::vector<Id>> found(bins_.size());
+#pragma omp parallel
+    {
+      std::vector<Id>& mine = found[size_t(omp_get_thread_num())];
+#pragma omp for schedule(static)
+      for (uint64_t v = 0; v < g_.n; ++v)
+        if (g_.offsets[v] != g_.offsets[v + 1] && distance(Id(v)) < below) mine.push_back(Id(v));
+    }
+    std::vector<Id> all;
+    for (const auto& mine : found) all.insert(all.end(), mine.begin(), mine.end());
+    return all;
   }
 
   // Every vertex with edges whose distance is not below settled_below takes its best distance through a settled
   // neighbour, where that lands below the new cut: a sum past it waits for the next stage's end (the vertex pulls
   // again then), so a vertex far from every settled one reads its list only up to the cut, not whole. The entries
   // a source holds in DRAM or in place are taken at once; on storage, the tails that may hold lighter ones after.
-  // A rank asks the others for the distances of the neighbours they hold (pull_remote).
-  void pull(float settled_below, SsspStats& stats) {
-    auto limit = [&](Id v) { return std::min(distance(v), cut_dist_); };
+  // A rank asks the others for the distances of the neighbours they hold (pull_remote). The vertices settled
+  // below `early` have pushed: a pulled entry must then land below the vertex's limit from `early` on.
+  void pull(float settled_below, float early, SsspStats& stats) {
+    auto limit = [&](Id v) { return pull_limit(distance(v), early); };
     std::vector<std::vector<Asked>> asked(bins_.size());  // kRemote: [thread] entries naming another rank's vertex
     auto from = [&](Id v, std::vector<std::vector<Id>>& bins, uint64_t& improved, std::vector<Asked>& ask) {
       return [&, v](Id u, float w) {
@@ -423,6 +466,13 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
     if constexpr (Relaxations::kRemote) improved += pull_remote(asked, settled_below);
     stats.relaxations += improved;
+  }
+  // The entries a vertex at distance d pulls at a stage end: those lighter than min(d, cut) - early, where every
+  // settled neighbour that has not pushed lies at or past `early` (fl32(du + w) < x needs w < x - du exactly: the
+  // difference is rounded up).
+  float pull_limit(float d, float early) const {
+    const float x = std::min(d, cut_dist_);
+    return early > 0.0f ? std::nextafter(x - early, INFINITY) : x;
   }
   // A pulled entry (v, u, w) whose u another rank holds: v is this rank's, u an id of the whole space.
   struct Asked {
@@ -709,9 +759,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // and growth 1.5 / 2 / 3 / none: 10.5 / 8.0 / 7.4 / 14.4%, 10.9 / 9.0 / 8.8 / 13.4%, 11.9 / 10.4 / 10.3 / 13.7%.
   // Out of core a tail's head costs a page however few entries it holds, so narrower stages read less: SCALE 22,
   // 146M budget, 4 roots, bytes a search for growth 3 / 2 / 1.5 / 1.3: 748 / 532 / 471 / 408 MB, time a search
-  // 1.82 / 1.68 / 1.82 / 2.16 s (each end costs a pass over the vertices).
+  // 1.82 / 1.68 / 1.82 / 2.16 s (each end costs a pass over the vertices). With the pull bounded from the anchor
+  // (next_stage), SCALE 24 (538M budget, 8 roots) read 11.02 / 4.62 / 2.83 / 2.28 GB for first ends of 0.04 / 0.02
+  // / 0.01 / 0.005, 6.02 / - / 6.29 / 6.31e7 TEPS (5.70 / - / 5.84 / 5.83 in a second round): 0.01 out of core.
+  // In-core 0.01 was 6% slower than 0.04 (more stage ends, nothing to read saved).
   static constexpr bool kStaged = Source::kByWeight;
-  static constexpr float kFirstStage = 0.04f, kStageGrowth = 2.0f, kLastStage = 1e6f;
+  static constexpr float kFirstStage = Source::kDefers ? 0.01f : 0.04f, kStageGrowth = 2.0f, kLastStage = 1e6f;
   // The anchor may move while fewer than 1/1024 of the vertices (or 64) are settled.
   static constexpr uint64_t kAnchorShare = 1024, kAnchorLeast = 64;
   static constexpr uint64_t kPushVertices = uint64_t(1) << 20;
@@ -722,6 +775,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // every vertex at each stage end took a sixth of an in-core search (SCALE 22).
   uint64_t hubs_ = 0;
   float anchor_ = 0.0f, width_ = kFirstStage;  // the stage ends at anchor_ + width_ (place_stage_end)
+  std::vector<Id> early_;                      // the vertices settled below the anchor (this rank's)
   uint64_t settled_ = 0, vertices_ = 0;        // vertices settled so far, and of the graph (over the ranks)
   uint64_t cut_ = UINT64_MAX;    // the first bucket past the stage: relaxations landing there wait for its end
   float cut_dist_ = INFINITY;    // the least distance in bucket cut_

@@ -229,6 +229,11 @@ class WeightsReadTails {
     if (last < delta_) mark(u);
     return -1.0f;
   }
+  // The least weight u's tail can hold: its prefix's last (0 for none). A heavy scan's answer is no bound for a
+  // tail whose prefix is all light: it may hold light entries too.
+  float tail_floor(Id u) const {
+    return sssp_detail::prefix_last(cache_, g_, u, cache_.index.length(g_.degree(u)));
+  }
   // Whether u's tail fills a page of the direct reads: then it is read alone when due (its request wastes at
   // most its end pages), where a shorter one waits to be read with every other (neighbouring short tails share
   // pages and requests).
