@@ -390,27 +390,23 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // Every settled vertex relaxes its edges again, now up to the new cut (those below the old one once more: they
   // improve nothing), a million vertices' worth at a time (their list, at most 4 MB, is the push's only memory).
   void push(float settled_below, SsspStats& stats) {
-    std::vector<Id> settled;
     const uint64_t n = most(g_.n);  // each relax_all is collective across ranks: as many on each
-    for (uint64_t first = 0; first < n; first += kPushVertices) {
-      settled.clear();
-      for (uint64_t v = first; v < std::min(g_.n, first + kPushVertices); ++v)
-        if (g_.offsets[v] != g_.offsets[v + 1] && distance(Id(v)) < settled_below) settled.push_back(Id(v));
-      relax_both(settled, stats);
-    }
+    for (uint64_t first = 0; first < n; first += kPushVertices)
+      relax_both(settled_list(settled_below, first, first + kPushVertices), stats);
   }
   void relax_both(const std::vector<Id>& from, SsspStats& stats) {
     relax_all(from, stats, /*light=*/true);
     relax_all(from, stats, /*light=*/false);
   }
-  // The vertices with edges settled below `below`, in id order.
-  std::vector<Id> settled_list(float below) const {
+  // The vertices with edges settled below `below`, in id order, of ids [first, last).
+  std::vector<Id> settled_list(float below, uint64_t first = 0, uint64_t last = UINT64_MAX) const {
     std::vector<std::vector<Id>> found(bins_.size());
+    last = std::min(last, g_.n);
 #pragma omp parallel
     {
       std::vector<Id>& mine = found[size_t(omp_get_thread_num())];
 #pragma omp for schedule(static)
-      for (uint64_t v = 0; v < g_.n; ++v)
+      for (uint64_t v = first; v < last; ++v)
         if (g_.offsets[v] != g_.offsets[v + 1] && distance(Id(v)) < below) mine.push_back(Id(v));
     }
     std::vector<Id> all;
@@ -762,7 +758,8 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // 1.82 / 1.68 / 1.82 / 2.16 s (each end costs a pass over the vertices). With the pull bounded from the anchor
   // (next_stage), SCALE 24 (538M budget, 8 roots) read 11.02 / 4.62 / 2.83 / 2.28 GB for first ends of 0.04 / 0.02
   // / 0.01 / 0.005, 6.02 / - / 6.29 / 6.31e7 TEPS (5.70 / - / 5.84 / 5.83 in a second round): 0.01 out of core.
-  // In-core 0.01 was 6% slower than 0.04 (more stage ends, nothing to read saved).
+  // In-core 0.01 was slower than 0.04 (more stage ends, nothing to read saved): SCALE 20, 16 roots, 3 interleaved
+  // rounds, 1.49 / 1.55 / 1.48e8 at 0.04 against 1.34 / 1.28 / 1.25e8.
   static constexpr bool kStaged = Source::kByWeight;
   static constexpr float kFirstStage = Source::kDefers ? 0.01f : 0.04f, kStageGrowth = 2.0f, kLastStage = 1e6f;
   // The anchor may move while fewer than 1/1024 of the vertices (or 64) are settled.
