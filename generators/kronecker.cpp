@@ -196,15 +196,17 @@ struct Avx2Levels {
         __m256i x = _mm256_add_epi64(_mm256_mul_epu32(z[0][h], a1), _mm256_mul_epu32(z[4][h], a5));
         x = _mm256_add_epi64(_mm256_and_si256(x, p), _mm256_srli_epi64(x, 31));  // < 2^32, congruent
         z[4][h] = z[3][h], z[3][h] = z[2][h], z[2][h] = z[1][h], z[1][h] = z[0][h], z[0][h] = x;
-        __m256i u = _mm256_add_epi64(_mm256_and_si256(x, p), _mm256_srli_epi64(x, 31));  // <= p + 1
-        u = _mm256_sub_epi64(u, _mm256_and_si256(_mm256_cmpgt_epi64(u, below_p), p));   // [0, p)
-        rejected = _mm256_or_si256(rejected, _mm256_cmpgt_epi64(reject, u));
+        // The draw, left unreduced: p and p + 1 stand for 0 and 1, which are rejected either way.
+        const __m256i u = _mm256_add_epi64(_mm256_and_si256(x, p), _mm256_srli_epi64(x, 31));  // [0, p + 1]
+        const __m256i out_of_range = _mm256_or_si256(_mm256_cmpgt_epi64(reject, u), _mm256_cmpgt_epi64(u, below_p));
+        rejected = _mm256_or_si256(rejected, out_of_range);
         const __m256i v = _mm256_sub_epi64(
             u, _mm256_mul_epu32(_mm256_srli_epi64(_mm256_mul_epu32(u, magic), 45), ten_k));  // u % 10000
         const __m256i q1 = _mm256_cmpgt_epi64(b, v), below_a = _mm256_cmpgt_epi64(bc, v);
         const __m256i q3 = _mm256_cmpgt_epi64(v, bca), q2 = _mm256_andnot_si256(q1, below_a);
+        // src's bit: (1,0) off the diagonal, or (1,1); tgt's differs from it in (0,1) and (1,0) alone.
         const __m256i src_bit = _mm256_or_si256(_mm256_andnot_si256(equal[h], q2), q3);
-        const __m256i tgt_bit = _mm256_or_si256(_mm256_or_si256(q1, q3), _mm256_and_si256(q2, equal[h]));
+        const __m256i tgt_bit = _mm256_xor_si256(src_bit, below_a);
         src[h] = _mm256_sub_epi64(_mm256_add_epi64(src[h], src[h]), src_bit);  // a mask is 0 or -1
         tgt[h] = _mm256_sub_epi64(_mm256_add_epi64(tgt[h], tgt[h]), tgt_bit);
         equal[h] = _mm256_andnot_si256(below_a, equal[h]);
