@@ -60,8 +60,8 @@ inline W scramble_words(W v, uint64_t val0, uint64_t val1, int shift, Reverse re
   return v;
 }
 
-// Which code draws the generator's lanes: the fastest this build has (AVX-512 where the compiler targets it), or
-// the portable one (GCC vector extensions); both give the same edges, which the tests check.
+// Which code draws the generator's lanes: the fastest this build has (AVX-512 where the compiler targets it, else
+// AVX2), or the portable one (GCC vector extensions); all give the same edges, which the tests check.
 enum class LaneCode { kFastest, kPortable };
 
 class Kronecker {
