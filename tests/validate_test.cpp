@@ -305,6 +305,22 @@ TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
   EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
 }
 
+TEST_P(OnDiskOnly, OutputWithTwoParentsSwapped) {
+  // The translation check sums the entries as a multiset hash: two entries exchanged keep every parent value
+  // and the sum of the values, and must still be caught.
+  if (!disk) disk.emplace(spec);
+  const std::vector<uint32_t> internal = disk->internal(parent);
+  uint64_t a = 0;
+  while (a == root || parent[a] == kNoVertex<uint32_t>) ++a;
+  uint64_t b = a + 1;  // another reached vertex, with another parent
+  while (b == root || parent[b] == kNoVertex<uint32_t> || parent[b] == parent[a]) ++b;
+  std::vector<uint32_t> output = parent;
+  std::swap(output[a], output[b]);
+  const Verdict verdict = check_on_disk(output, nedge, internal);
+  EXPECT_FALSE(verdict.valid);
+  EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
+}
+
 TEST_P(OnDiskOnly, LabelsThatAreNoPermutationAreRefused) {
   // The translation check covers every output entry only if kernel 1's labels are a permutation.
   if (!disk) disk.emplace(spec);

@@ -84,6 +84,20 @@ namespace validate_detail {
 inline constexpr int32_t kNoLevel = -1;
 inline constexpr int32_t kOnPath = -2;  // being resolved: meeting it again means a cycle
 inline uint8_t byte_hash(uint64_t v) { return uint8_t((v * 0x9E3779B97F4A7C15ull) >> 56); }
+// A bijection of 64-bit words (splitmix64's finalizer): distinct words stay distinct, and bits mix nonlinearly.
+inline uint64_t mix64(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+// Vertex `label`'s entry `parent` as a term of a multiset hash (a sum of terms mod 2^64): for one label, distinct
+// parents give distinct terms, so an array that differs from another in one entry always sums differently;
+// entries changed together cancel only by chance (about 2^-64 with a key they were not chosen against).
+template <class Id>
+uint64_t entry_term(uint64_t label, Id parent, uint64_t key) {
+  if constexpr (sizeof(Id) <= 4) return mix64(((label << 32) | uint64_t(parent)) ^ key);
+  else return mix64(label ^ mix64(uint64_t(parent) ^ key));
+}
 
 // Rule 1: fills level[v] with v's depth in the parent tree (kNoLevel: unreached), or returns false and says why
 // (a parent out of range or unreached, a cycle anywhere, a root that is not its own parent). names: how the
