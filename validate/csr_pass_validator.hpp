@@ -25,13 +25,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -194,7 +194,9 @@ class CsrPassValidator {
   uint64_t chunk_;        // vertices a spill write or level load
   uint64_t window_;       // vertices a parents window
   uint64_t listed_;       // vertices [0, listed_) hold every list: the pass needs nothing of those beyond (ids by degree)
-  uint64_t key_ = std::random_device{}() | uint64_t(std::random_device{}()) << 32;  // the translation check's hash
+  // The translation check's hash key, from the clock: no output can be made to cancel against it in advance
+  // (std::random_device throws where it finds no source of entropy, as a bare chroot may have none).
+  uint64_t key_ = validate_detail::mix64(uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
   SpillFile spill_;
   AlignedBuffer buffer_;  // spilling: WriteBehind's parts, one filled while the others are written
   std::vector<SearchToCheck<Id>> search_;
