@@ -324,6 +324,8 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   // at random, a cache miss a vertex over the whole array (most of the spill's CPU time at SCALE 25). Only a
   // difference is looked for entry by entry, to name it.
   uint64_t internal_sum = 0, output_sum = 0;
+  // What the output must hold for internal parent p: its label (none, or out of range: itself; rule 1 names it).
+  auto translated = [n, to_input](Id p) { return p == kNoVertex<Id> || p >= n ? p : to_input[p]; };
   double clock = now();
   auto lap = [&clock] { const double t = now(); return t - std::exchange(clock, t); };
   {
@@ -340,8 +342,7 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
           __builtin_prefetch(to_input + internal_parent[a + i + kGatherAhead]);
         const Id p = internal_parent[a + i];
         buf[i] = p;
-        const Id expected = p == kNoVertex<Id> || p >= n ? p : to_input[p];  // out of range: rule 1 names it
-        internal_sum += validate_detail::entry_term(to_input[a + i], expected, key_);
+        internal_sum += validate_detail::entry_term(to_input[a + i], translated(p), key_);
         output_sum += validate_detail::entry_term(a + i, s.parent[a + i], key_);
       }
       for (uint64_t w = 0; w * window_ < m && a + w * window_ < listed_; ++w)  // the tail's are never read
@@ -354,10 +355,8 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   phases_.spill += lap();
   if (internal_sum != output_sum) {
 #pragma omp parallel for schedule(static) reduction(min : mismatch)
-    for (uint64_t v = 0; v < n; ++v) {
-      const Id p = internal_parent[v];
-      if (s.parent[to_input[v]] != (p == kNoVertex<Id> || p >= n ? p : to_input[p])) mismatch = std::min(mismatch, v);
-    }
+    for (uint64_t v = 0; v < n; ++v)
+      if (s.parent[to_input[v]] != translated(internal_parent[v])) mismatch = std::min(mismatch, v);
   }
   std::string differ;  // said now: scratch may be the output's memory
   if (mismatch != UINT64_MAX) {
