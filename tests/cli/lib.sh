@@ -6,6 +6,10 @@ tmp=$(mktemp -d) || { echo "FAIL: mktemp -d"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 pass=0
+# The JSON checks run on the Debian python3 that setup.sh installs when it is there, not on whatever is first on
+# PATH: a version manager's shim (pyenv's) cost 0.16 s a call here, some 110 calls a suite, and may pick another
+# interpreter than the one the checks were written for.
+if [[ -x /usr/bin/python3 ]]; then python3() { /usr/bin/python3 "$@"; }; fi
 
 # expect_error "what" "message fragment" command...: non-zero exit, one stderr line naming the cause.
 expect_error() {
