@@ -69,58 +69,38 @@ struct VertexDeal {
 
 // A rank's share of an edge source (GeneratedEdges, GraphDir): chunks [first, last), read in rounds of about
 // kRoundEdges tuples; every rank runs the same number of rounds, so a round may end in a collective exchange.
-// The source is seen through its chunk reads (a call a chunk of tuples), so that kernel 1, validation and the
-// run are compiled once for every source, not once a source (cluster/run_mpi.cpp alone: 60 -> 53 s to compile).
+template <class Source>
 struct TupleShare {
   static constexpr uint64_t kRoundEdges = uint64_t(1) << 21;
+  const Source& source;
   uint64_t first = 0, last = 0, rounds = 0;
 
-  template <class Source>
-  TupleShare(const Source& s, const Comm& comm)
-      : spec_(s.spec()), chunk_edges_(s.chunk_edges()), source_(&s),
-        read_([](const void* p, uint64_t c, ChunkBuffer& b) { return static_cast<const Source*>(p)->read_chunk(c, b); }) {
-    if constexpr (requires(ChunkBuffer& b) { s.read_weighted_chunk(0, b); })
-      read_weighted_ = [](const void* p, uint64_t c, ChunkBuffer& b) {
-        return static_cast<const Source*>(p)->read_weighted_chunk(c, b);
-      };
-    if constexpr (requires { s.header_hash(); }) graph_hash_ = s.header_hash(), stored_bytes_ = s.data_bytes();
+  TupleShare(const Source& s, const Comm& comm) : source(s) {
     const uint64_t chunks = s.chunk_count();
     first = chunks * uint64_t(comm.rank()) / uint64_t(comm.size());
     last = chunks * uint64_t(comm.rank() + 1) / uint64_t(comm.size());
     rounds = comm.max((last - first + per_round() - 1) / per_round());
   }
-  const KroneckerSpec& spec() const { return spec_; }
-  uint64_t graph_hash() const { return graph_hash_; }      // a graph directory's header checksum (0: generated)
-  uint64_t stored_bytes() const { return stored_bytes_; }  // a graph directory's tuple file (0: none)
-  bool weighted() const { return read_weighted_ != nullptr; }  // the source draws kernel 3's weights
-  uint64_t per_round() const { return std::max<uint64_t>(1, kRoundEdges / chunk_edges_); }
+  uint64_t per_round() const { return std::max<uint64_t>(1, kRoundEdges / source.chunk_edges()); }
   // fn(span of this round's tuples) on every rank, `rounds` times (an empty span once the share is done).
   template <class Fn>
   void for_each_round(Fn&& fn) const {
     rounds_of<false>([&](std::span<const Edge> edges, std::span<const float>) { fn(edges); });
   }
-  // The same with each tuple's kernel-3 weight (a weighted source: GeneratedEdges).
+  // The same with each tuple's kernel-3 weight (a source with read_weighted_chunk: GeneratedEdges).
   template <class Fn>
   void for_each_weighted_round(Fn&& fn) const {
-    if (!weighted()) throw Error("internal error: kernel 3's tuples asked of a source without weights");
     rounds_of<true>(std::forward<Fn>(fn));
   }
 
  private:
-  using ReadChunk = std::span<const Edge> (*)(const void*, uint64_t, ChunkBuffer&);
-  KroneckerSpec spec_;
-  uint64_t chunk_edges_;
-  const void* source_;
-  ReadChunk read_, read_weighted_ = nullptr;
-  uint64_t graph_hash_ = 0, stored_bytes_ = 0;
-
   template <bool kWeights, class Fn>
   void rounds_of(Fn&& fn) const {
     std::vector<Edge> edges;
     std::vector<float> weights;
     for (uint64_t r = 0; r < rounds; ++r) {
       const uint64_t c0 = std::min(last, first + r * per_round()), c1 = std::min(last, c0 + per_round());
-      edges.resize((c1 - c0) * chunk_edges_);
+      edges.resize((c1 - c0) * source.chunk_edges());
       if constexpr (kWeights) weights.resize(edges.size());
       std::vector<uint64_t> got(c1 - c0, 0);
       FirstError error;
@@ -130,9 +110,14 @@ struct TupleShare {
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t c = c0; c < c1; ++c)
           error.run([&] {
-            const uint64_t at = (c - c0) * chunk_edges_;
-            const std::span<const Edge> part = (kWeights ? read_weighted_ : read_)(source_, c, buffer);
-            if constexpr (kWeights) std::copy_n(buffer.weights.begin(), part.size(), weights.begin() + at);
+            const uint64_t at = (c - c0) * source.chunk_edges();
+            std::span<const Edge> part;
+            if constexpr (kWeights) {
+              part = source.read_weighted_chunk(c, buffer);
+              std::copy_n(buffer.weights.begin(), part.size(), weights.begin() + at);
+            } else {
+              part = source.read_chunk(c, buffer);
+            }
             std::copy(part.begin(), part.end(), edges.begin() + at);
             got[c - c0] = part.size();
           });
@@ -278,8 +263,8 @@ using DistProgress = std::function<void(const char*, uint64_t, uint64_t)>;
 
 // CountDegrees across the ranks (collective): every non-self-loop tuple's endpoints sent to their label blocks'
 // owners; returns the degrees of this rank's block.
-template <class Id>
-std::vector<uint32_t> count_block_degrees(const TupleShare& share, const Comm& comm, const LabelBlocks& blocks,
+template <class Id, class Source>
+std::vector<uint32_t> count_block_degrees(const TupleShare<Source>& share, const Comm& comm, const LabelBlocks& blocks,
                                           const DistProgress& progress) {
   const uint64_t a = blocks.begin(comm.rank()), b = blocks.end(comm.rank());
   std::vector<uint32_t> degree(b - a, 0);
@@ -370,11 +355,11 @@ void deal_vertices(std::vector<uint32_t>&& degree, const Comm& comm, const Label
 // them, from a histogram of degrees summed over the ranks; each vertex dealt to its owner with its label and
 // raw degree. label gets this rank's block of the label map (for scatter_tuples). Runs also when a rank's
 // rows are reused from storage.
-template <class Id>
-DistGraph<Id> order_vertices(const TupleShare& share, const Comm& comm, LabelMap<Id>& label,
+template <class Id, class Source>
+DistGraph<Id> order_vertices(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                              const DistProgress& progress = {}) {
   DistGraph<Id> g;
-  g.n = share.spec().vertex_count();
+  g.n = share.source.spec().vertex_count();
   label.blocks = LabelBlocks(g.n, comm.size());
   label.first = label.blocks.begin(comm.rank());
   std::vector<uint32_t> degree = count_block_degrees<Id>(share, comm, label.blocks, progress);
@@ -404,8 +389,8 @@ NodeWeight<Id> entry_of(const WeightedPair<Id>& p) { return {p.second, p.w}; }
 // endpoints' labels: (u, v) to u's, which names u; then to v's, which names v and sends the pairs. Each exchange
 // frees its threads' buffers before it sends (two copies of a round at a time, not three: they regrow each
 // round). The caller frees label when its last scatter is done.
-template <class Pair, class Id, class OnPairs>
-void scatter_tuples(const TupleShare& share, const Comm& comm, LabelMap<Id>& label,
+template <class Pair, class Id, class Source, class OnPairs>
+void scatter_tuples(const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                        DistBuildReport& report, const DistProgress& progress, OnPairs&& on_pairs) {
   constexpr bool kWeighted = std::is_same_v<Pair, WeightedPair<Id>>;
   const int ranks = comm.size();
@@ -469,8 +454,8 @@ void to_distributed_ids(Entry* rows, uint64_t count, const VertexDeal& part) {
 
 // Kernel 1's second half in DRAM (collective): each received pair placed at its list's cursor in raw rows of
 // Entry, then squished. With `ids` (kernel 3's rows), kernel 2's rows too: the same neighbours by degree rank.
-template <class Entry, class Id>
-void fill_rows(DistGraph<Id>& g, const TupleShare& share, const Comm& comm, LabelMap<Id>& label,
+template <class Entry, class Id, class Source>
+void fill_rows(DistGraph<Id>& g, const TupleShare<Source>& share, const Comm& comm, LabelMap<Id>& label,
                DistBuildReport& report, bool ids, const DistProgress& progress) {
   const uint64_t local = g.local_count();
   const std::vector<uint64_t> raw = g.raw_starts();
@@ -515,8 +500,8 @@ void fill_rows(DistGraph<Id>& g, const TupleShare& share, const Comm& comm, Labe
 // Kernel 1 across the ranks, every rank's rows in DRAM (collective): kernel 2's (Entry = Id), or kernel 3's from a
 // weighted share (Entry = NodeWeight<Id>; with `ids`, kernel 2's beside them). progress(phase, done, total) on
 // every rank.
-template <class Id, class Entry = Id>
-DistGraph<Id> build_dist_graph(const TupleShare& share, const Comm& comm, DistBuildReport& report,
+template <class Id, class Entry = Id, class Source>
+DistGraph<Id> build_dist_graph(const TupleShare<Source>& share, const Comm& comm, DistBuildReport& report,
                                bool ids = false, const DistProgress& progress = {}) {
   const double t0 = omp_get_wtime();
   LabelMap<Id> label;

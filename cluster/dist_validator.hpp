@@ -89,9 +89,15 @@ class DistValidator {
 
   // One pass over this rank's tuples for the whole batch (collective; weighted: a weighted share's); the
   // verdicts in the order added, the same on every rank. Empties the batch.
-  std::vector<Verdict> check(const TupleShare& tuples) {
-    if (weighted_) check_tuples<true>(tuples);  // a share without weights refuses (TupleShare)
-    else check_tuples<false>(tuples);
+  template <class Source>
+  std::vector<Verdict> check(const TupleShare<Source>& tuples) {
+    if constexpr (requires(ChunkBuffer& buffer) { tuples.source.read_weighted_chunk(0, buffer); }) {
+      if (weighted_) check_tuples<true>(tuples);
+      else check_tuples<false>(tuples);
+    } else {
+      if (weighted_) throw Error("internal error: kernel 3 validated against tuples without weights");
+      check_tuples<false>(tuples);
+    }
     std::vector<Verdict> verdicts;
     for (Search& s : searches_) {
       if (weighted_) check_confirmed(s);
@@ -225,8 +231,8 @@ class DistValidator {
   // owner, which checks the tuple there (check_at_y). Hop 2 carries (y, x, [w,] x's words): kHead + slots words.
   // Kernel 2 sends each tuple once, as (u, v), and marks rule 5's tree edge at both ends; kernel 3 sends it both
   // ways, so that R5 is checked at each end.
-  template <bool kWeighted>
-  void check_tuples(const TupleShare& tuples) {
+  template <bool kWeighted, class Source>
+  void check_tuples(const TupleShare<Source>& tuples) {
     using Pair = std::conditional_t<kWeighted, WeightedPair<Id>, IdPair<Id>>;
     constexpr size_t kHead = kWeighted ? 3 : 2;
     const int threads = omp_get_max_threads(), k = size();

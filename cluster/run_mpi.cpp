@@ -226,8 +226,8 @@ struct TieredRows {
 // takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the rank's storage,
 // then built in passes that each hold at most the rank's budget of rows in DRAM. `lock` gets the rows' build
 // lock (hold it until they are loaded); the report says whether they were reused and how they were built.
-template <class Id, class Entry>
-RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShare& share, const RowsPlace& at,
+template <class Id, class Entry, class Source>
+RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShare<Source>& share, const RowsPlace& at,
                           uint64_t graph_hash, const Comm& comm, DistBuildReport& build, DirLock& lock,
                           const DistProgress& progress) {
   using Rows = RankRows<Id, Entry>;
@@ -254,7 +254,7 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   made.bucket_bytes = spill->buckets.written_bytes();
   build.raw_entries = raw_entries;
   const double w0 = now();
-  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.spec().scale, t0, at.dax);
+  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax);
   made.write_seconds = now() - w0;
   return made;
 }
@@ -281,13 +281,13 @@ void load_rows(std::optional<RankRows<Id, Entry>>& rows, const RankRowsReport& m
 // Tiered kernel 1: the vertex order, then each kernel's rows from its directory, built where any rank lacks
 // them; the first kernel's loaded now (kernel 3's, after kernel 2, by load_kernel3_rows). With kernel 3 the
 // tuples are the weighted share's (the spec's, as a graph directory's are).
-template <class Id>
-DistGraph<Id> build_on_storage(const TupleShare& share, const TupleShare* wshare,
+template <class Id, class Source>
+DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const TupleShare<GeneratedEdges>* wshare,
                                const RunConfig& cfg, uint64_t graph_hash, const Comm& comm, DistBuildReport& build,
                                TieredRows<Id>& rows, const DistProgress& progress) {
   const double t0 = now();
   rows.at = rows_place(cfg, comm);
-  const int scale = share.spec().scale;
+  const int scale = share.source.spec().scale;
   LabelMap<Id> label;
   DistGraph<Id> g = wshare ? order_vertices(*wshare, comm, label, progress) : order_vertices(share, comm, label, progress);
   if (cfg.kernels.bfs) {
@@ -324,16 +324,18 @@ void load_kernel3_rows(RunResult& r, DistGraph<Id>& g, TieredRows<Id>& rows, con
 
 // Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
 // Kernel 3 (wshare: the weighted tuples) builds the weighted rows, and kernel 2's beside them when both run.
-template <class Id>
-DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleShare& share,
-                      const TupleShare* wshare, const Comm& comm, const RunHooks& hooks,
+template <class Id, class Source>
+DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
+                      const TupleShare<GeneratedEdges>* wshare, const Comm& comm, const RunHooks& hooks,
                       DistBuildReport& build, TieredRows<Id>& rows) {
   comm.barrier();
   const double t0 = now();
   const DistProgress progress = [&](const char* phase, uint64_t d, uint64_t t) {
     report(hooks, comm, std::string("kernel 1: ") + phase, d, t);
   };
-  DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, wshare, cfg, share.graph_hash(), comm, build, rows, progress)
+  uint64_t graph_hash = 0;
+  if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
+  DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, wshare, cfg, graph_hash, comm, build, rows, progress)
                     : wshare ? build_dist_graph<Id, NodeWeight<Id>>(*wshare, comm, build, cfg.kernels.bfs, progress)
                              : build_dist_graph<Id>(share, comm, build, false, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
@@ -353,10 +355,10 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleShare& shar
 // A kernel's searches validated in batches across the ranks (either kernel's: DistValidator's kind), each added
 // as it ends and the batch checked in one pass over the tuples when full or when the last search is in; each
 // verdict filed in the kernel's records.
-template <class Id>
+template <class Id, class Source>
 struct DistValidation {
   DistValidator<Id> validator;
-  const TupleShare& tuples;
+  const TupleShare<Source>& tuples;
   const Comm& comm;
   const RunHooks& hooks;
   RunResult& r;
@@ -405,7 +407,7 @@ void plant_wrong_distance(const DistGraph<Id>& g, float* dist, const Id* parent,
 // slowest rank's time counts; this rank's bytes sent and read by the timed searches are counted (the warm-up's
 // are not: searched() skips it); each result joins the validation batch. kSssp: kernel 3, whose results are
 // distances and parents, their facts gathered by input label; else kernel 2's parents.
-template <bool kSssp, class Id, class Search>
+template <bool kSssp, class Id, class Source, class Search>
 struct DistKernel {
   const Comm& comm;
   const RunConfig& cfg;
@@ -415,7 +417,7 @@ struct DistKernel {
   Search& s;
   const std::vector<uint64_t>& roots;
   const std::vector<Id>& internal;
-  std::optional<DistValidation<Id>>& validation;
+  std::optional<DistValidation<Id, Source>>& validation;
   std::vector<Id> parent = std::vector<Id>(g.local_count());  // by local vertex: the parent's input label
   std::vector<float> dist = std::vector<float>(kSssp ? g.local_count() : 0);
   std::conditional_t<kSssp, SsspStats, SearchStats> stats{};
@@ -456,13 +458,13 @@ struct DistKernel {
 
 // A kernel's timed searches across the ranks, validated against `tuples` (kernel 3: a weighted share's); rank 0
 // alone shows progress.
-template <bool kSssp, class Id, class Search>
-SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare& tuples, const DistGraph<Id>& g,
+template <bool kSssp, class Id, class Source, class Search>
+SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& tuples, const DistGraph<Id>& g,
                           Search& search, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
                           int slots, const Comm& comm, const RunHooks& hooks) {
-  std::optional<DistValidation<Id>> validation;
+  std::optional<DistValidation<Id, Source>> validation;
   if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots, kSssp), tuples, comm, hooks, r, kSssp);
-  DistKernel<kSssp, Id, Search> kernel{comm, cfg, hooks, r, g, search, roots, internal, validation};
+  DistKernel<kSssp, Id, Source, Search> kernel{comm, cfg, hooks, r, g, search, roots, internal, validation};
   RunHooks shown = hooks;
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, kSssp ? r.sssp_searches : r.searches, shown, kSssp ? "kernel 3" : "kernel 2");
@@ -471,8 +473,8 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare& 
 
 // Kernel 2 over this rank's lists through its tier's neighbour source (tiers/, as for one process): in DRAM, or
 // on this rank's storage. state: the search's per-rank arrays.
-template <class Id>
-SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare& share, const DistGraph<Id>& g,
+template <class Id, class Source>
+SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
                          TieredRows<Id>& rows, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
                          int slots, const Comm& comm, const RunHooks& hooks, uint64_t& state) {
   const Adjacency<Id> at = rows.bfs ? rows.bfs->adjacency() : g.template adjacency<Id>();
@@ -489,7 +491,7 @@ SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare& s
 // Kernel 3 likewise, over its weighted lists: in DRAM, or (both kernels: once kernel 2's are given back) the
 // weighted rows on this rank's storage. state: the larger kernel's per-rank arrays.
 template <class Id>
-SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare& wshare,
+SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
                           DistGraph<Id>& g, TieredRows<Id>& rows, uint64_t graph_hash, const std::vector<uint64_t>& roots,
                           const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks,
                           uint64_t& state) {
@@ -508,8 +510,8 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare& 
 }
 
 // The rows on this rank's storage, in its report and (rank 0's figures, every rank's disk) the placement's.
-template <class Id>
-void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, uint64_t tuple_file_bytes, const DistGraph<Id>& g,
+template <class Id, class Source>
+void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g,
                    const RankRowsReport& rr, const SearchTotals& totals, const Comm& comm) {
   mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
   mine.rows_dir = rr.dir;
@@ -530,7 +532,7 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, uint64_
   r.placement.direct_io = !rr.dax;
   r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
   r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.bfs ? sizeof(Id) : sizeof(NodeWeight<Id>));
-  r.placement.tuple_file_bytes = tuple_file_bytes;
+  if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
   r.dram.budget = rr.budget;
   r.dram.edge_cache = rr.cache_bytes;
   r.io_buffer_bytes = rr.io_buffer_bytes;
@@ -539,8 +541,8 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, uint64_
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
 // rank's disk and reads.
 // search_state: the larger kernel's per-search arrays on this rank.
-template <class Id>
-void describe(RunResult& r, const RunConfig& cfg, uint64_t tuple_file_bytes, const DistGraph<Id>& g, uint64_t search_state,
+template <class Id, class Source>
+void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, uint64_t search_state,
               const RankRowsReport* rows, const DistBuildReport& build, const SearchTotals& totals,
               int slots, const Comm& comm) {
   r.validate_batch = cfg.validate ? std::min(slots, int(r.roots())) : 1;
@@ -565,21 +567,22 @@ void describe(RunResult& r, const RunConfig& cfg, uint64_t tuple_file_bytes, con
   mine.build_bytes_sent = build.bytes_sent;
   mine.search_bytes_sent = totals.bytes_sent;
   r.placement.tier = cfg.place.tier;
-  if (rows) describe_rows(r, mine, cfg, tuple_file_bytes, g, *rows, totals, comm);
+  if (rows) describe_rows(r, mine, cfg, source, g, *rows, totals, comm);
   r.ranks = gather_ranks(mine, comm);
   r.dram.graph = comm.sum(g.bytes());
   r.dram_bytes = comm.sum(mine.dram_bytes);
 }
 
-template <class Id>
-void run_on(RunResult& r, const RunConfig& cfg, const TupleShare& share, const Comm& comm, const RunHooks& hooks) {
-  r.spec = share.spec();
+template <class Id, class Source>
+void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+  r.spec = source.spec();
   const bool tiered = cfg.place.tier->on_storage;
   comm.all_or_none([&] { check_memory<Id>(r.spec, comm, tiered, cfg.place.dram_budget, cfg.kernels); });
+  const TupleShare<Source> share(source, comm);
   // Kernel 3's tuples with their weights, drawn from the spec as one process draws them (a graph directory
   // stores no weights; its tuples are the spec's).
   std::optional<GeneratedEdges> weighted;
-  std::optional<TupleShare> wshare;
+  std::optional<TupleShare<GeneratedEdges>> wshare;
   if (cfg.kernels.sssp) wshare.emplace(weighted.emplace(GeneratedEdges{Kronecker(r.spec)}), comm);
 
   comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked
@@ -590,8 +593,9 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleShare& share, const C
 
   DistBuildReport build;
   TieredRows<Id> rows;
-  DistGraph<Id> g = kernel1<Id>(r, cfg, share, wshare ? &*wshare : nullptr, comm, hooks, build, rows);
-  const uint64_t graph_hash = share.graph_hash();
+  DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, wshare ? &*wshare : nullptr, comm, hooks, build, rows);
+  uint64_t graph_hash = 0;
+  if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
@@ -611,7 +615,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleShare& share, const C
       totals.bytes_read += k3.bytes_read;
     }
   }
-  describe(r, cfg, share.stored_bytes(), g, search_state, rows.report(), build, totals, slots, comm);
+  describe(r, cfg, source, g, search_state, rows.report(), build, totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());
@@ -665,9 +669,10 @@ void check_ranks_agree(const RunConfig& cfg, const PlantedFaults& plant, const K
 }
 
 // 32-bit ids up to SCALE 31 (rows and messages half the size), 64-bit above or when --debug-id-bytes 8 asks.
-void run_with_ids(RunResult& r, const RunConfig& cfg, const TupleShare& share, const Comm& comm, const RunHooks& hooks) {
-  if (share.spec().scale > 31 || cfg.id_bytes == 8) run_on<uint64_t>(r, cfg, share, comm, hooks);
-  else run_on<uint32_t>(r, cfg, share, comm, hooks);
+template <class Source>
+void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+  if (source.spec().scale > 31 || cfg.id_bytes == 8) run_on<uint64_t>(r, cfg, source, comm, hooks);
+  else run_on<uint32_t>(r, cfg, source, comm, hooks);
 }
 
 }  // namespace
@@ -691,11 +696,10 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
       dir.emplace(GraphDir::open(cfg.graph_dir));
     });
     check_ranks_agree(cfg, hooks.plant, dir->spec(), dir->header_hash(), comm);
-    run_with_ids(r, cfg, TupleShare(*dir, comm), comm, hooks);
+    run_with_ids(r, cfg, *dir, comm, hooks);
   } else {
     check_ranks_agree(cfg, hooks.plant, cfg.spec, 0, comm);
-    const GeneratedEdges generated{Kronecker(cfg.spec)};
-    run_with_ids(r, cfg, TupleShare(generated, comm), comm, hooks);
+    run_with_ids(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
   }
   return r;
 }

@@ -42,7 +42,7 @@ class Distributed : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     source_ = new GeneratedEdges{Kronecker(kSpec)};
-    share_ = new TupleShare(*source_, *world);
+    share_ = new TupleShare<GeneratedEdges>(*source_, *world);
     DistBuildReport report;
     g_ = new DistGraph<Id>(build_dist_graph<Id>(*share_, *world, report));
     root_ = 0;
@@ -104,7 +104,7 @@ class Distributed : public ::testing::Test {
   }
 
   static inline GeneratedEdges* source_ = nullptr;
-  static inline TupleShare* share_ = nullptr;
+  static inline TupleShare<GeneratedEdges>* share_ = nullptr;
   static inline DistGraph<Id>* g_ = nullptr;
   static inline uint64_t root_ = 0, nedge_ = 0;
   static inline std::vector<Id> out_, input_;
@@ -246,7 +246,7 @@ class DistributedSssp : public ::testing::Test {
   using Id = uint32_t;
   static void SetUpTestSuite() {
     source_ = new GeneratedEdges{Kronecker(kSpec)};
-    share_ = new TupleShare(*source_, *world);
+    share_ = new TupleShare<GeneratedEdges>(*source_, *world);
     DistBuildReport report;
     g_ = new DistGraph<Id>(build_dist_graph<Id, NodeWeight<Id>>(*share_, *world, report, /*ids=*/true));
     one_ = new Csr<Id, float>(build_csr<Id, float>(GeneratedEdges{Kronecker(kSpec)}));
@@ -312,7 +312,7 @@ class DistributedSssp : public ::testing::Test {
 
   static constexpr uint64_t kRoot = 458;  // SSSP.md's first root at SCALE 10
   static inline GeneratedEdges* source_ = nullptr;
-  static inline TupleShare* share_ = nullptr;
+  static inline TupleShare<GeneratedEdges>* share_ = nullptr;
   static inline DistGraph<Id>* g_ = nullptr;
   static inline Csr<Id, float>* one_ = nullptr;  // the single-process weighted CSR, the oracle
   static inline std::vector<float> dist_;
@@ -464,7 +464,7 @@ struct FixedTuples {
 TEST(DistributedSsspValidator, AParentCycleThatConfirmsIsRefusedByTheTreeCheck) {
   using Id = uint32_t;
   const FixedTuples tuples{{2, 16, 2, 3}, {{0, 1}, {1, 2}}, {1.0f, 1e-10f}};
-  const TupleShare share(tuples, *world);
+  const TupleShare<FixedTuples> share(tuples, *world);
   DistGraph<Id> g;  // what add_sssp reads of it: its vertices and their labels
   g.n = 3;
   g.part = VertexDeal(3, world->size());
