@@ -61,6 +61,14 @@ void print_table(const std::vector<RunResult>& results) {
     }
 }
 
+// The kernels compared, for people: "BFS", "SSSP", "BFS and SSSP".
+std::string titles(const std::vector<RunResult>& results) {
+  std::string out;
+  for (const KernelRun& k : results.empty() ? std::vector<KernelRun>{{&kBfsKernel}} : results[0].runs)
+    out += (out.empty() ? "" : " and ") + std::string(k.kernel->title);
+  return out;
+}
+
 // A bar chart of harmonic-mean TEPS by placement (and kernel).
 void plot_compare(const std::string& path, const std::vector<RunResult>& results, int roots) {
   std::string data;
@@ -73,7 +81,7 @@ void plot_compare(const std::string& path, const std::vector<RunResult>& results
       "set ylabel \"GTEPS\"\nset yrange [0:*]\nset style fill solid 0.6 border -1\nset boxwidth 0.6\n"
       "set grid ytics\nunset key\n"
       "plot $data using 0:2:xtic(1) with boxes lc rgb \"#3b75af\", '' using 0:2:(sprintf(\"%.3g\", $2)) with labels offset 0,1\n",
-      results.empty() || !results[0].kernels.sssp ? "BFS" : results[0].kernels.bfs ? "BFS and SSSP" : "SSSP",
+      titles(results),
       results.empty() ? 0 : results[0].spec.scale, roots);
   plot_png(path, script, data);
 }

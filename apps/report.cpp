@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 #include <cstdio>
+#include <type_traits>
+#include <variant>
 
 #include "core/error.hpp"
 #include "storage/file.hpp"
@@ -26,6 +28,15 @@ std::string format_block(const std::vector<std::pair<std::string, double>>& stat
 void write_json_file(const std::string& path, const nlohmann::json& j) { write_output_file(path, j.dump(2) + "\n"); }
 
 namespace {
+
+// A kernel's figures (core/search_facts.hpp) as JSON keys.
+void add_facts(nlohmann::json& j, const SearchFacts& facts) {
+  for (const auto& [key, value] : facts.list)
+    std::visit([&, k = key](auto v) {
+      if constexpr (std::is_same_v<decltype(v), Hash64>) j[k] = fmt::format("0x{:016x}", v.value);
+      else j[k] = v;
+    }, value);
+}
 
 nlohmann::json placement_json(const RunResult& r) {
   const PlacementReport& p = r.placement;
@@ -74,47 +85,15 @@ nlohmann::json placement_json(const RunResult& r) {
   return j;
 }
 
-// What every kernel's search reports: its root, time, nedge, TEPS and validation.
-nlohmann::json record_json(const RunResult& r, const SearchRecord& s) {
-  return {{"root", s.root},
-          {"time", s.time},
-          {"nedge", s.nedge},
-          {"teps", double(s.nedge) / s.time},
-          {"validate_time", s.validate_time},
-          {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)}};
-}
-
-nlohmann::json search_json(const RunResult& r, size_t i) {
-  const SearchStats& st = r.search_stats[i];
-  nlohmann::json j = record_json(r, r.searches[i]);
-  j["edges_examined"] = st.edges_examined;
-  if (!r.ranks.empty()) j["bytes_sent"] = st.bytes_sent;
-  if (!r.placement.tier->on_storage) return j;
-  j["edges_dram"] = st.edges_examined - st.io.edges_storage;
-  j["edges_storage"] = st.io.edges_storage;  // DAX: read in place from the mapping
-  if (r.placement.tier->counts_reads) {
-    j["bytes_read"] = st.io.bytes_read;
-    j["io_requests"] = st.io.requests;
-  }
-  return j;
-}
-
-// Kernel 3's search: the record and the facts that compare its bits with the reference's (SSSP.md section 8).
-nlohmann::json sssp_search_json(const RunResult& r, size_t i) {
-  const DistanceFacts& f = r.sssp_facts[i];
-  nlohmann::json j = record_json(r, r.sssp_searches[i]);
-  j.update({{"reached", f.reached},
-            {"dist_sum", f.dist_sum},
-            {"max_dist", f.max_dist},
-            {"dist_fnv", fmt::format("0x{:016x}", f.dist_fnv)},
-            {"buckets", r.sssp_stats[i].buckets},
-            {"relaxations", r.sssp_stats[i].relaxations},
-            {"stage_ends", r.sssp_stats[i].stage_ends}});
-  if (r.placement.tier->counts_reads) {  // the parts of tails kernel 3 read (each stage's share of them)
-    j["edges_storage"] = r.sssp_stats[i].io.edges_storage;
-    j["bytes_read"] = r.sssp_stats[i].io.bytes_read;
-    j["io_requests"] = r.sssp_stats[i].io.requests;
-  }
+// A search of any kernel: its root, time, nedge, TEPS and validation, then the kernel's own figures.
+nlohmann::json search_json(const RunResult& r, const SearchRecord& s) {
+  nlohmann::json j = {{"root", s.root},
+                      {"time", s.time},
+                      {"nedge", s.nedge},
+                      {"teps", double(s.nedge) / s.time},
+                      {"validate_time", s.validate_time},
+                      {"valid", r.validate ? nlohmann::json(s.valid) : nlohmann::json(nullptr)}};
+  add_facts(j, s.facts);
   return j;
 }
 
@@ -195,17 +174,16 @@ nlohmann::json to_json(const RunResult& r) {
     j["interleave"] = r.place.memory.interleave;
   }
   for (const auto& [key, value] : r.statistics) j[key] = value;
-  j["searches"] = nlohmann::json::array();
-  for (size_t i = 0; i < r.searches.size(); ++i) j["searches"].push_back(search_json(r, i));
-  if (r.kernels.sssp) {
-    j["sssp_delta"] = r.sssp_delta;
-    if (r.placement.tier->on_storage && r.validate) {
-      j["sssp_validate_batch"] = r.sssp_validate_batch;
-      j["sssp_validation_passes"] = r.validation.sssp_passes;
-      j["sssp_validation_lent_cache"] = r.validation.sssp_lent_cache;
-    }
-    j["sssp_searches"] = nlohmann::json::array();
-    for (size_t i = 0; i < r.sssp_searches.size(); ++i) j["sssp_searches"].push_back(sssp_search_json(r, i));
+  if (!r.found(kBfsKernel)) j["searches"] = nlohmann::json::array();  // there when kernel 2 did not run, as before kernel 3
+  for (const KernelRun& k : r.runs) {
+    add_facts(j, k.settings);
+    j[k.kernel->json] = nlohmann::json::array();
+    for (const SearchRecord& s : k.searches) j[k.kernel->json].push_back(search_json(r, s));
+  }
+  if (r.kernels.sssp && r.placement.tier->on_storage && r.validate) {
+    j["sssp_validate_batch"] = r.sssp_validate_batch;
+    j["sssp_validation_passes"] = r.validation.sssp_passes;
+    j["sssp_validation_lent_cache"] = r.validation.sssp_lent_cache;
   }
   j["dram_bytes"] = r.dram_bytes;
   j["num_mpi_processes"] = r.mpi_processes;
@@ -253,6 +231,13 @@ std::string validation_line(const RunResult& r) {
                      v.time, stored_sssp);
 }
 
+// Every kernel's searches.
+static size_t searches(const RunResult& r) {
+  size_t count = 0;
+  for (const KernelRun& k : r.runs) count += k.searches.size();
+  return count;
+}
+
 // MPI: ranks, threads, the partition's balance and what a search sent.
 std::string mpi_line(const RunResult& r) {
   uint64_t most = 0, all = 0, sent = 0;
@@ -266,7 +251,7 @@ std::string mpi_line(const RunResult& r) {
                      "mean), {} sent between ranks per search (mean)\n",
                      r.mpi_processes, r.mpi_processes == 1 ? "" : "s", r.threads, r.threads == 1 ? "" : "s",
                      mean > 0 ? double(most) / mean : 1.0,
-                     human_bytes(double(sent) / double(std::max<size_t>(1, r.searches.size() + r.sssp_searches.size()))));
+                     human_bytes(double(sent) / double(std::max<size_t>(1, searches(r)))));
 }
 
 std::string format_run(const RunResult& r, const std::string& json_path) {

@@ -118,14 +118,15 @@ int run_tune(const TuneConfig& cfg) {
     const RunResult r = run_graph500(run);
     p.peak = peak_rss();
     if (!r.ok()) throw Error(fmt::format("tune: the run with --on-mem-edges {} failed validation: {}", p.k, r.failure));
-    p.teps = r.statistic(run.kernels.sssp ? "sssp_harmonic_mean_TEPS" : "bfs_harmonic_mean_TEPS");
+    const KernelRun& tuned = r.runs.front();  // tune runs one kernel
+    p.teps = r.statistic(std::string(tuned.kernel->name) + "_harmonic_mean_TEPS");
     p.cache_bytes = r.dram.edge_cache;
     p.dram_bytes = r.dram_bytes;
     p.valid = true;
-    // DAX: the bytes loaded from the mapping (entries of the graph's id width; kernel 3's are read in place and
-    // not counted).
-    for (const SearchStats& s : r.search_stats) p.bytes_read += dax ? s.io.edges_storage * r.id_bytes : s.io.bytes_read;
-    for (const SsspStats& s : r.sssp_stats) p.bytes_read += s.io.bytes_read;
+    // DAX: the bytes loaded from the mapping (kernel 2's entries of the graph's id width; kernel 3's are read in
+    // place and not counted).
+    const bool mapped = dax && tuned.kernel == &kBfsKernel;
+    for (const SearchRecord& s : tuned.searches) p.bytes_read += mapped ? s.io.edges_storage * r.id_bytes : s.io.bytes_read;
   };
   Point first{0, 0};
   {

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "bfs/tail_reads.hpp"
+#include "core/search_facts.hpp"
+#include "engine/tier.hpp"
 
 namespace strata {
 
@@ -47,6 +49,22 @@ struct SearchStats {
   LevelIo io;                      // the storage part
   uint64_t bytes_sent = 0;         // MPI: what the ranks sent each other (every rank's total)
 };
+
+// A search's JSON figures: the entries examined; under MPI what the ranks sent; on storage the entries from DRAM
+// and from storage, and where the tier counts them, the bytes and requests read.
+inline SearchFacts search_facts(const SearchStats& s, const Tier& tier, bool mpi) {
+  SearchFacts out;
+  out.add("edges_examined", s.edges_examined);
+  if (mpi) out.add("bytes_sent", s.bytes_sent);
+  if (!tier.on_storage) return out;
+  out.add("edges_dram", s.edges_examined - s.io.edges_storage);
+  out.add("edges_storage", s.io.edges_storage);  // DAX: read in place from the mapping
+  if (tier.counts_reads) {
+    out.add("bytes_read", s.io.bytes_read);
+    out.add("io_requests", s.io.requests);
+  }
+  return out;
+}
 
 template <class Id>
 class GraphSearch {

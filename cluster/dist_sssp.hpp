@@ -23,6 +23,7 @@
 #include "cluster/dist_graph.hpp"
 #include "core/ids.hpp"
 #include "driver/run_result.hpp"
+#include "sssp/distance_facts.hpp"
 #include "sssp/buckets.hpp"
 #include "sssp/delta_stepping.hpp"
 #include "sssp/distance_word.hpp"

@@ -379,8 +379,7 @@ struct DistValidation {
     const std::vector<Verdict> verdicts = validator.check(tuples);
     const double each = (busy + comm.max(now() - c0)) / double(waiting.size());
     for (size_t j = 0; j < waiting.size(); ++j) {
-      if (sssp) r.record_sssp_verdict(waiting[j], verdicts[j], each);
-      else r.record_verdict(waiting[j], verdicts[j], each);
+      r.record_verdict(sssp ? kSsspKernel : kBfsKernel, waiting[j], verdicts[j], each);
     }
     ++r.validation.tuple_passes;
     waiting.clear();
@@ -437,21 +436,21 @@ struct DistKernel {
     totals.bytes_sent += s.bytes_sent() - sent_before;  // this rank's; stats.bytes_sent is every rank's
     totals.bytes_read += s.bytes_read() - read_before;
     const bool trace = cfg.bfs.trace && comm.root();
+    SearchRecord& record = r.run(kSssp ? kSsspKernel : kBfsKernel).searches[i];
+    record.io = stats.io;
     if constexpr (kSssp) {
       if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(g, dist.data(), parent.data(), roots[i], comm);
-      r.sssp_facts.push_back(distance_facts_across(g, dist.data(), comm));
-      r.sssp_stats.push_back(stats);
-      if (trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, r.sssp_searches[i].time);
+      record.facts = search_facts(distance_facts_across(g, dist.data(), comm), stats, *cfg.place.tier);
+      if (trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, record.time);
     } else {
       if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, parent.data(), roots[i], comm);
       if (trace && hooks.trace) hooks.trace(i, roots[i], stats);
-      stats.levels.clear();
-      r.search_stats.push_back(std::move(stats));
+      record.facts = search_facts(stats, *cfg.place.tier, true);
     }
     if (!validation) return;
     validation->add(i, more, [&](DistValidator<Id>& v) {
-      if constexpr (kSssp) v.add_sssp(g, dist.data(), parent.data(), roots[i], r.sssp_searches[i].nedge);
-      else v.add(g, parent.data(), roots[i], r.searches[i].nedge);
+      if constexpr (kSssp) v.add_sssp(g, dist.data(), parent.data(), roots[i], record.nedge);
+      else v.add(g, parent.data(), roots[i], record.nedge);
     });
   }
 };
@@ -467,7 +466,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   DistKernel<kSssp, Id, Source, Search> kernel{comm, cfg, hooks, r, g, search, roots, internal, validation};
   RunHooks shown = hooks;
   if (!comm.root()) shown.progress = nullptr;
-  time_searches(kernel, roots, kSssp ? r.sssp_searches : r.searches, shown, kSssp ? "kernel 3" : "kernel 2");
+  time_searches(kernel, roots, r.run(kSssp ? kSsspKernel : kBfsKernel).searches, shown, kSssp ? "kernel 3" : "kernel 2");
   return kernel.totals;
 }
 
@@ -501,7 +500,6 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
     return decltype(tier)::template with_sssp_source<Id>(at, cfg.place, cfg.delta, [&](auto source) {
       DistDeltaStepping<Id, decltype(source)> sssp(g, comm, at.g, std::move(source), cfg.delta);
       if (rows.sssp) rows.sssp->report().io_buffer_bytes = sssp.io_buffer_bytes();  // its source's, not the estimate
-      r.sssp_delta = cfg.delta;
       const SearchTotals t = run_searches<true>(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
       state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
       return t;
@@ -680,14 +678,9 @@ void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, cons
 RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm) {
   check_mpi_config(cfg, hooks.plant, comm.size());
   omp_set_num_threads(cfg.threads > 0 ? cfg.threads : comm.cores_per_rank());
-  RunResult r;
-  r.graph_dir = cfg.graph_dir;
+  RunResult r = result_for(cfg);
   r.threads = omp_get_max_threads();
-  r.bfs = cfg.bfs;
-  r.validate = cfg.validate;
-  r.place = cfg.place;
   r.validation.method = ValidationMethod::kTuples;
-  r.kernels = cfg.kernels;
   if (!cfg.graph_dir.empty()) {
     std::optional<DirLock> lock;
     std::optional<GraphDir> dir;

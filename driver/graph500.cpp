@@ -123,9 +123,10 @@ struct BfsKernel {
   void searched(size_t i, bool more) {
     if (hooks.plant.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
     if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
-    stats.levels.clear();
-    result.search_stats.push_back(std::move(stats));
-    const SearchToCheck<Id> check{roots[i], parent.data(), result.searches[i].nedge};
+    SearchRecord& record = result.run(kBfsKernel).searches[i];
+    record.io = stats.io;
+    record.facts = search_facts(stats, *pg.report.tier, false);
+    const SearchToCheck<Id> check{roots[i], parent.data(), record.nedge};
     if (csr) {
       const double v0 = now();
       const Verdict v = csr->check(check, bfs.idle_memory());
@@ -161,7 +162,7 @@ void run_searches(RunResult& result, const RunConfig& cfg, const Source& source,
   std::optional<CsrPassValidation<Id, Source>> on_disk;
   if (plan) on_disk.emplace(pg, source, bfs, parent, result, hooks, *plan);
   BfsKernel<Id, Source> kernel{cfg, hooks, result, pg, bfs, roots, internal, csr, parent, tuples, on_disk};
-  time_searches(kernel, roots, result.searches, hooks, "kernel 2");
+  time_searches(kernel, roots, result.run(kBfsKernel).searches, hooks, "kernel 2");
 }
 
 // Everything a result says of the prepared graph and the run around the searches.
@@ -329,19 +330,14 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, const BusyAtSta
   if (cfg.kernels.sssp && cfg.validate_against == ValidationMethod::kTuples)
     throw Error("kernel 3 is validated against kernel 1's weighted CSR (in-core: certified against the tuples); "
                 "--validate-against tuples applies to --kernel bfs alone");
-  RunResult r;
-  r.kernels = cfg.kernels;
+  RunResult r = result_for(cfg);
   // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
   // Kernel 3 alone on storage is checked against its weighted on-disk CSR.
   r.validation.method = cfg.validate_against == ValidationMethod::kAuto && (in_core || !cfg.kernels.bfs)
                             ? ValidationMethod::kCsr
                             : cfg.validate_against;
   const bool against_csr = cfg.validate && r.validation.method == ValidationMethod::kCsr;
-  r.graph_dir = cfg.graph_dir;
   r.threads = omp_get_max_threads();
-  r.bfs = cfg.bfs;
-  r.validate = cfg.validate;
-  r.place = cfg.place;
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
     if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.sssp);

@@ -1,17 +1,47 @@
 #include "driver/run_result.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <string>
 
 #include "validate/validator.hpp"
 
 namespace strata {
 
+KernelRun& RunResult::run(const KernelInfo& k) {
+  for (KernelRun& r : runs)
+    if (r.kernel == &k) return r;
+  return runs.emplace_back(KernelRun{&k});
+}
+const KernelRun* RunResult::found(const KernelInfo& k) const {
+  for (const KernelRun& r : runs)
+    if (r.kernel == &k) return &r;
+  return nullptr;
+}
+size_t RunResult::roots() const {
+  size_t most = 0;
+  for (const KernelRun& r : runs) most = std::max(most, r.searches.size());
+  return most;
+}
+std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> RunResult::timed() const {
+  std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> t;
+  for (const KernelRun& r : runs) t.push_back({r.kernel, &r.searches});
+  return t;
+}
+RunResult result_for(const RunConfig& cfg) {
+  RunResult r;
+  r.graph_dir = cfg.graph_dir;
+  r.bfs = cfg.bfs;
+  r.validate = cfg.validate;
+  r.place = cfg.place;
+  r.kernels = cfg.kernels;
+  if (cfg.kernels.bfs) r.run(kBfsKernel);
+  if (cfg.kernels.sssp) r.run(kSsspKernel).settings.add("sssp_delta", double(cfg.delta));
+  return r;
+}
 uint64_t RunResult::bytes_read() const {
   uint64_t sum = 0;
-  for (const SearchStats& s : search_stats) sum += s.io.bytes_read;
-  for (const SsspStats& s : sssp_stats) sum += s.io.bytes_read;
+  for (const KernelRun& r : runs)
+    for (const SearchRecord& s : r.searches) sum += s.io.bytes_read;
   return sum;
 }
 double RunResult::statistic(const std::string& name) const {
@@ -19,21 +49,13 @@ double RunResult::statistic(const std::string& name) const {
     if (key == name) return value;
   return 0;
 }
-namespace {
-void record(RunResult& result, SearchRecord& r, const char* what, size_t index, const Verdict& v, double seconds) {
-  r.validate_time = seconds;
-  r.valid = v.valid;
-  result.validation.time += seconds;
-  if (!r.valid && result.failure.empty())
-    result.failure = fmt::format("validation failed for {} {} (root {}): {}", what, index, r.root, v.message);
-}
-}  // namespace
-
-void RunResult::record_verdict(size_t index, const Verdict& v, double seconds) {
-  record(*this, searches[index], "search", index, v, seconds);
-}
-void RunResult::record_sssp_verdict(size_t index, const Verdict& v, double seconds) {
-  record(*this, sssp_searches[index], "SSSP search", index, v, seconds);
+void RunResult::record_verdict(const KernelInfo& k, size_t index, const Verdict& v, double seconds) {
+  SearchRecord& s = run(k).searches[index];
+  s.validate_time = seconds;
+  s.valid = v.valid;
+  validation.time += seconds;
+  if (!s.valid && failure.empty())
+    failure = fmt::format("validation failed for {} {} (root {}): {}", k.search, index, s.root, v.message);
 }
 
 std::optional<KernelSet> KernelSet::from_name(const std::string& name) {
@@ -43,8 +65,8 @@ std::optional<KernelSet> KernelSet::from_name(const std::string& name) {
 }
 uint64_t RunResult::io_requests() const {
   uint64_t sum = 0;
-  for (const SearchStats& s : search_stats) sum += s.io.requests;
-  for (const SsspStats& s : sssp_stats) sum += s.io.requests;
+  for (const KernelRun& r : runs)
+    for (const SearchRecord& s : r.searches) sum += s.io.requests;
   return sum;
 }
 
@@ -60,19 +82,6 @@ std::optional<ValidationMethod> validation_method_from_name(const std::string& n
   for (ValidationMethod m : {ValidationMethod::kAuto, ValidationMethod::kTuples, ValidationMethod::kCsr})
     if (name == validation_method_name(m)) return m;
   return std::nullopt;
-}
-
-void DistanceFacts::add(const float* dist, uint64_t count) {
-  uint64_t hash = dist_fnv;
-  for (uint64_t v = 0; v < count; ++v) {
-    const uint32_t bits = std::bit_cast<uint32_t>(dist[v]);
-    for (int byte = 0; byte < 4; ++byte) hash = (hash ^ ((bits >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
-    if (dist[v] == -1.0f) continue;
-    ++reached;
-    dist_sum += double(dist[v]);
-    max_dist = std::max(max_dist, dist[v]);
-  }
-  dist_fnv = hash;
 }
 
 }  // namespace strata

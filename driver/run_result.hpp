@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bfs/graph_search.hpp"
+#include "core/search_facts.hpp"
 #include "engine/memory.hpp"
 #include "engine/prepare.hpp"
 #include "generators/kronecker.hpp"
@@ -45,13 +46,15 @@ struct ValidationReport {
   bool sssp_lent_cache = false;
 };
 
-// A Graph500 kernel as its results are reported: its name (--kernel, the statistics' prefix: bfs_..., the JSON)
-// and its name for people (the summary line).
+// A Graph500 kernel as its results are reported.
 struct KernelInfo {
-  const char* name;
-  const char* title;
+  const char* name;    // --kernel, the statistics' prefix (bfs_...), the JSON's "kernel"
+  const char* title;   // for people: the summary line
+  const char* search;  // one of its searches in a message ("validation failed for SSSP search 3")
+  const char* json;    // the JSON's array of its searches
 };
-inline constexpr KernelInfo kBfsKernel{"bfs", "BFS"}, kSsspKernel{"sssp", "SSSP"};
+inline constexpr KernelInfo kBfsKernel{"bfs", "BFS", "search", "searches"},
+    kSsspKernel{"sssp", "SSSP", "SSSP search", "sssp_searches"};
 
 // The Graph500 kernels a run times (--kernel): kernel 2 (BFS), kernel 3 (SSSP), or both, BFS first as the
 // reference runs them, on one graph and the same roots.
@@ -85,27 +88,24 @@ struct RunConfig {
   PlacementSpec place;  // where the graph lives (parts and threads are filled in by the driver)
 };
 
-// One search: root (input label), seconds, nedge by the reference rule, validation.
+// One search of any kernel: root (input label), seconds, nedge by the reference rule, validation; what it read
+// from storage; and the kernel's own figures (BFS: the entries examined; SSSP: the distances' facts), filled by
+// the kernel's code as the search ends.
 struct SearchRecord {
   uint64_t root;
   double time;
   uint64_t nedge;
   double validate_time;
   bool valid;
+  LevelIo io{};
+  SearchFacts facts{};
 };
 
-// Kernel 3's result in a few numbers, so that anyone can compare its bits with the reference's (SSSP.md
-// section 8).
-struct DistanceFacts {
-  uint64_t reached = 0;   // vertices with a distance, the root included
-  double dist_sum = 0;    // their float32 distances as doubles, summed in ascending input-label order
-  float max_dist = 0;
-  uint64_t dist_fnv = kFnvOffset;  // FNV-1a 64 of the float32 distances by input label (unreached -1.0f), little-endian
-
-  static constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
-  // Continues the facts over the next `count` distances in input-label order (one pass, or a rank's block of
-  // labels after the lower ranks' blocks: the sum's rounding is the reference's order either way).
-  void add(const float* dist, uint64_t count);
+// One kernel's part of a run: its searches by root, and its own settings as JSON keys (kernel 3's sssp_delta).
+struct KernelRun {
+  const KernelInfo* kernel;
+  std::vector<SearchRecord> searches{};
+  SearchFacts settings{};
 };
 
 // MPI: one rank's part of the graph and what it used.
@@ -141,13 +141,8 @@ struct RunResult {
   int id_bytes = 4;  // vertex ids of this run: 4 up to SCALE 31, else 8
   double generation_time = 0, construction_time = 0;
   KernelSet kernels;
-  std::vector<SearchRecord> searches;                        // kernel 2's (BFS), by root
-  std::vector<SearchStats> search_stats;                     // per search: edges examined, storage traffic
-  float sssp_delta = 0;
+  std::vector<KernelRun> runs;  // each kernel as it ran, in the reference's order (BFS first)
   int sssp_validate_batch = 1;  // on storage: kernel 3's searches a validation pass
-  std::vector<SearchRecord> sssp_searches;                   // kernel 3's, by root
-  std::vector<DistanceFacts> sssp_facts;                     // by root
-  std::vector<SsspStats> sssp_stats;                         // by root: buckets settled, relaxations
   std::vector<std::pair<std::string, double>> statistics;    // GRAPH500.md section 4, by spec name; empty on failure
   std::string failure;                                        // why validation failed; empty if it did not
   std::vector<std::string> measurement_warnings;
@@ -162,21 +157,23 @@ struct RunResult {
   std::vector<RankReport> ranks;   // MPI: by rank (empty in a single-process run)
 
   bool ok() const { return failure.empty(); }
-  // Search `index`'s verdict and the seconds it took to check; the first failure becomes the run's.
-  void record_verdict(size_t index, const Verdict& v, double seconds);
-  void record_sssp_verdict(size_t index, const Verdict& v, double seconds);
-  size_t roots() const { return std::max(searches.size(), sssp_searches.size()); }
-  // Each kernel run with its searches, in the reference's order.
-  std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> timed() const {
-    std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> t;
-    if (kernels.bfs) t.push_back({&kBfsKernel, &searches});
-    if (kernels.sssp) t.push_back({&kSsspKernel, &sssp_searches});
-    return t;
-  }
+  // Kernel k's part (result_for adds one for each kernel asked), added after the others where it has none yet;
+  // found: nullptr where it has none.
+  KernelRun& run(const KernelInfo& k);
+  const KernelRun* found(const KernelInfo& k) const;
+  // Kernel k's search `index`: its verdict and the seconds it took to check; the first failure becomes the run's.
+  void record_verdict(const KernelInfo& k, size_t index, const Verdict& v, double seconds);
+  size_t roots() const;
+  // Each kernel asked for with its searches (none if it did not get to run), in the reference's order.
+  std::vector<std::pair<const KernelInfo*, const std::vector<SearchRecord>*>> timed() const;
   double statistic(const std::string& name) const;  // a statistics value by spec name (0 if absent)
   uint64_t bytes_read() const;
   uint64_t io_requests() const;
 };
+
+// A result for `cfg` before it runs: what it was asked (graph, options, placement) and a part for each kernel
+// asked, in the reference's order, with the kernel's settings.
+RunResult result_for(const RunConfig& cfg);
 
 // Told as the run goes: progress of a phase (label, done, total, detail), and each search's levels (with
 // --trace) right after it is timed; and the faults a test plants.

@@ -67,7 +67,7 @@ struct TupleValidation {
       if (omp_get_thread_num() == 0) hooks.report("validation", d, source.chunk_count(), what);
     };
   }
-  void record(size_t index, const Verdict& v, double seconds) { result.record_verdict(index, v, seconds); }
+  void record(size_t index, const Verdict& v, double seconds) { result.record_verdict(kBfsKernel, index, v, seconds); }
 };
 
 // Validation against the on-disk CSR as the searches end: each spilled, the batch checked in one sequential
@@ -106,7 +106,7 @@ struct CsrPassValidation {
         if (batch.full() || !more) check(more);
         return;
       case CsrPassValidator<Id>::Added::kChecked:
-        result.record_verdict(index, v, now() - t0);
+        result.record_verdict(kBfsKernel, index, v, now() - t0);
         break;
       case CsrPassValidator<Id>::Added::kTooDeep: {
         auto on_chunk = [&, done = std::make_shared<std::atomic<uint64_t>>(0)] {
@@ -116,7 +116,7 @@ struct CsrPassValidation {
         };
         v = validate_search_in_place(source, s, bfs.idle_memory(), on_chunk);
         ++result.validation.tuple_passes;
-        result.record_verdict(index, v, now() - t0);
+        result.record_verdict(kBfsKernel, index, v, now() - t0);
         break;
       }
     }
@@ -131,7 +131,7 @@ struct CsrPassValidation {
       result.validation.csr_passes += batch.last_passes();
       result.validation.csr_phases = batch.phases();
       return verdicts;
-    }, [&](size_t i, const Verdict& v, double seconds) { result.record_verdict(i, v, seconds); });
+    }, [&](size_t i, const Verdict& v, double seconds) { result.record_verdict(kBfsKernel, i, v, seconds); });
   }
 };
 

@@ -19,6 +19,7 @@
 #include "driver/validation_plan.hpp"
 #include "engine/prepare.hpp"
 #include "sssp/delta_stepping.hpp"
+#include "sssp/distance_facts.hpp"
 #include "tiers/tier_ops.hpp"
 #include "validate/sssp_validator.hpp"
 
@@ -56,7 +57,7 @@ struct SsspStoredValidation {
     const double t0 = now();
     Verdict v;
     if (!batch.add(s, scratch, v)) {
-      result.record_sssp_verdict(index, v, now() - t0);
+      result.record_verdict(kSsspKernel, index, v, now() - t0);
     } else {
       busy += now() - t0;
       waiting.push_back(index);
@@ -67,7 +68,7 @@ struct SsspStoredValidation {
     lent_pass(pg, true, lend_cache, more, waiting, busy, result, hooks, [&] {
       ++result.validation.sssp_passes;
       return batch.check();
-    }, [&](size_t i, const Verdict& v, double seconds) { result.record_sssp_verdict(i, v, seconds); });
+    }, [&](size_t i, const Verdict& v, double seconds) { result.record_verdict(kSsspKernel, i, v, seconds); });
   }
 };
 
@@ -88,18 +89,19 @@ struct SsspKernel {
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
     if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
-    result.sssp_facts.push_back(distance_facts(pg.g, sssp.words(), by_label.data()));
-    result.sssp_stats.push_back(stats);
-    if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, result.sssp_searches[i].time);
+    SearchRecord& record = result.run(kSsspKernel).searches[i];
+    record.io = stats.io;
+    record.facts = search_facts(distance_facts(pg.g, sssp.words(), by_label.data()), stats, *pg.report.tier);
+    if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, record.time);
     if (!cfg.validate) return;
-    const SsspWords<Id> check{roots[i], internal[i], sssp.words().data(), result.sssp_searches[i].nedge};
+    const SsspWords<Id> check{roots[i], internal[i], sssp.words().data(), record.nedge};
     const std::span<int32_t> level{reinterpret_cast<int32_t*>(by_label.data()), by_label.size()};
     if (stored) return stored->add(i, check, level, more);
     const double v0 = now();
     if (pg.report.tier->on_storage) ++result.validation.sssp_passes;
     const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, pg.kernel3_files(), check, level)
                                                  : check_sssp<Id>(pg.g, pg.weights.data(), check, level);
-    result.record_sssp_verdict(i, v, now() - v0);
+    result.record_verdict(kSsspKernel, i, v, now() - v0);
   }
   // A planted error, after timing (--debug-corrupt-sssp): the first reached vertex other than the root (by
   // internal id) a little farther than its parent makes it; rule R5/R6 must refuse it.
@@ -130,7 +132,6 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
   if constexpr (sizeof(Id) != 4) {
     throw Error("kernel 3 needs 32-bit vertex ids (SCALE 31 or less, no --debug-id-bytes 8)");
   } else {
-    result.sssp_delta = cfg.delta;
     NumaArray<float> by_label(pg.g.n);
     std::optional<SsspStoredValidation<Id>> stored;
     if (cfg.validate && pg.report.tier->on_storage) {
@@ -141,7 +142,7 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
       result.validation.sssp_lent_cache = plan.slots > 1 && plan.lend_cache;
     }
     SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, by_label, stored};
-    time_searches(kernel, roots, result.sssp_searches, hooks, "kernel 3");
+    time_searches(kernel, roots, result.run(kSsspKernel).searches, hooks, "kernel 3");
   }
 }
 

@@ -1,5 +1,5 @@
 // The people-facing parts of a run's report: progress ETAs, measurement warnings (disturbed timings are
-// flagged, quiet ones are not; a busy CPU is seen) and the summary line.
+// flagged, quiet ones are not; a busy CPU is seen), the summary line and a kernel's searches in the JSON.
 #include <gtest/gtest.h>
 #include <atomic>
 #include <thread>
@@ -71,7 +71,7 @@ TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
   RunResult r;
   r.spec.scale = 20;
   r.placement.tier = &kOutOfCore;
-  r.searches = {{1, 0.1, 10, 0.0, true}, {2, 0.1, 10, 0.0, true}};
+  r.runs = {{&kBfsKernel, {{1, 0.1, 10, 0.0, true}, {2, 0.1, 10, 0.0, true}}}};
   r.statistics = {{"bfs_min_TEPS", 0.9e9}, {"bfs_max_TEPS", 2.0e9}, {"bfs_harmonic_mean_TEPS", 1.234e9}};
   EXPECT_EQ(summary_line(r, "r.json"),
             "summary: SCALE 20, out-of-core, 2 of 2 searches validated, 1.23 GTEPS harmonic mean (min 0.9, max 2), "
@@ -80,6 +80,34 @@ TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
   EXPECT_NE(summary_line(r, "").find("no JSON (--json FILE); warning: busy"), std::string::npos);
   r.validate = false;
   EXPECT_NE(summary_line(r, "").find("2 searches NOT validated"), std::string::npos);
+}
+
+// A kernel the report has never heard of: its searches go under its JSON name with its figures as they are, its
+// settings at the top, and the summary line names it -- no formatting code knows a kernel.
+TEST(Json, AnyKernelsSearchesFiguresAndSettings) {
+  static constexpr KernelInfo kTestKernel{"test", "Test", "test search", "test_searches"};
+  RunResult r;
+  r.spec.scale = 10;
+  r.placement.tier = &kInCore;
+  r.kernels = {false, false};
+  SearchRecord s{3, 0.5, 100, 0.1, true};
+  s.facts.add("widgets", uint64_t(7));
+  s.facts.add("mean", 0.25);
+  s.facts.add("hash", Hash64{0xab});
+  r.runs = {{&kTestKernel, {s}}};
+  r.runs[0].settings.add("test_knob", 2.0);
+  r.statistics = {{"test_harmonic_mean_TEPS", 2e8}, {"test_min_TEPS", 2e8}, {"test_max_TEPS", 2e8}};
+  const nlohmann::json j = to_json(r);
+  ASSERT_EQ(j["test_searches"].size(), 1u);
+  EXPECT_EQ(j["test_searches"][0]["root"], 3);
+  EXPECT_EQ(j["test_searches"][0]["nedge"], 100);
+  EXPECT_EQ(j["test_searches"][0]["widgets"], 7);
+  EXPECT_EQ(j["test_searches"][0]["mean"], 0.25);
+  EXPECT_EQ(j["test_searches"][0]["hash"], "0x00000000000000ab");
+  EXPECT_EQ(j["test_knob"], 2.0);
+  EXPECT_EQ(j["searches"], nlohmann::json::array()) << "kernel 2's list is there, empty, when it did not run";
+  EXPECT_NE(summary_line(r, "").find("1 of 1 searches validated, Test 0.2 GTEPS"), std::string::npos)
+      << summary_line(r, "");
 }
 
 TEST(Progress, EtaFromTheRateSoFar) {

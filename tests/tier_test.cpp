@@ -46,10 +46,10 @@ TEST(Tiers, ATierRegisteredInOneFileRunsValidatedThroughTheDriverAndReport) {
   cfg.place.tier = tier;
   const RunResult copy = run_graph500(cfg);
   ASSERT_TRUE(copy.ok()) << copy.failure;
-  ASSERT_EQ(copy.searches.size(), 4u);
+  ASSERT_EQ(copy.runs.at(0).searches.size(), 4u);
   for (size_t i = 0; i < 4; ++i) {
-    EXPECT_TRUE(copy.searches[i].valid);
-    EXPECT_EQ(copy.searches[i].nedge, in_core.searches[i].nedge);
+    EXPECT_TRUE(copy.runs.at(0).searches[i].valid);
+    EXPECT_EQ(copy.runs.at(0).searches[i].nedge, in_core.runs.at(0).searches[i].nedge);
   }
   EXPECT_EQ(to_json(copy)["placement"], "in-core-copy");
   EXPECT_NE(summary_line(copy, "").find("in-core-copy, 4 of 4 searches validated"), std::string::npos);
