@@ -38,16 +38,9 @@ void check_mpi_config(const RunConfig& cfg, const PlantedFaults& plant, int proc
   if (!is_builtin_tier(tier))  // a tier registered at run time (a test's) has no rank search
     throw Error(fmt::format("--placement {} does not run {}: only the built-in tiers do (tiers/builtin.hpp)", tier.name,
                             under));
-  if (cfg.kernels.sssp && cfg.id_bytes == 8)
-    throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
-                            cfg.kernels.name()));
   if (tier.on_storage && cfg.graph_dir.empty())
     throw Error(fmt::format("--placement {} {} needs a graph directory (--graph DIR): the ranks' rows are bound to it",
                             tier.name, under));
-  if (cfg.place.memory.any() && !tier.memory_nodes)
-    throw Error("--mem-nodes and --interleave place the in-core rows; they do not apply to --placement " +
-                std::string(tier.name));
-  if (!cfg.place.memory.mem_nodes.empty()) check_memory_nodes(cfg.place.memory.mem_nodes, Topology::detect());
   if (!cfg.rank_dir.empty() && !tier.on_storage)
     throw Error("--rank-dir holds each rank's rows for --placement out-of-core or dax; an in-core run keeps them in DRAM");
   if (cfg.validate_against == ValidationMethod::kCsr)
@@ -669,7 +662,8 @@ void check_ranks_agree(const RunConfig& cfg, const PlantedFaults& plant, const K
 // 32-bit ids up to SCALE 31 (rows and messages half the size), 64-bit above or when --debug-id-bytes 8 asks.
 template <class Source>
 void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
-  if (source.spec().scale > 31 || cfg.id_bytes == 8) run_on<uint64_t>(r, cfg, source, comm, hooks);
+  check_run_config(cfg, source.spec().scale);
+  if (wide_ids(cfg, source.spec().scale)) run_on<uint64_t>(r, cfg, source, comm, hooks);
   else run_on<uint32_t>(r, cfg, source, comm, hooks);
 }
 

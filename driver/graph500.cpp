@@ -319,11 +319,7 @@ template <class Id>
 RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, const BusyAtStart& busy_at_start) {
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
-  check_memory_nodes(cfg.place.memory.mem_nodes, topo);
   const Tier& tier = *cfg.place.tier;
-  if (cfg.place.memory.any() && !tier.memory_nodes)
-    throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
-                std::string(tier.name));
   const bool in_core = !tier.on_storage;
   if (cfg.kernels.sssp && !tier_ops<uint32_t>(tier).sssp)
     throw Error(fmt::format("kernel 3 (--kernel {}) does not run on --placement {}", cfg.kernels.name(), tier.name));
@@ -376,11 +372,22 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
-  const bool wide = scale > 31 || config.id_bytes == 8;
-  if (wide && config.kernels.sssp)
+  check_run_config(config, scale);
+  return wide_ids(config, scale) ? run_typed<uint64_t>(config, hooks, busy_at_start)
+                                 : run_typed<uint32_t>(config, hooks, busy_at_start);
+}
+
+bool wide_ids(const RunConfig& cfg, int scale) { return scale > 31 || cfg.id_bytes == 8; }
+
+void check_run_config(const RunConfig& cfg, int scale) {
+  const Tier& tier = *cfg.place.tier;
+  if (wide_ids(cfg, scale) && cfg.kernels.sssp)
     throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
-                            config.kernels.name()));
-  return wide ? run_typed<uint64_t>(config, hooks, busy_at_start) : run_typed<uint32_t>(config, hooks, busy_at_start);
+                            cfg.kernels.name()));
+  if (cfg.place.memory.any() && !tier.memory_nodes)
+    throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
+                std::string(tier.name));
+  check_memory_nodes(cfg.place.memory.mem_nodes, Topology::detect());
 }
 
 }  // namespace strata

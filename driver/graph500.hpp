@@ -16,6 +16,13 @@ namespace strata {
 // (generated on the fly): nothing to hold.
 DirLock lock_graph_dir(const std::string& dir);
 
+// 64-bit vertex ids: above SCALE 31, or where --debug-id-bytes 8 asks (then rows and messages are twice the size).
+bool wide_ids(const RunConfig& cfg, int scale);
+
+// What both drivers check of a run on a graph of `scale` before any work: kernel 3's id width, and --mem-nodes
+// and --interleave against the tier and this machine's nodes.
+void check_run_config(const RunConfig& cfg, int scale);
+
 // Runs kernel 1, the searches and their validation. Errors (bad input, I/O, memory) throw Error; a search that
 // fails validation is a result with failure set and no statistics.
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks = {});
