@@ -3,7 +3,6 @@
 // keys of a search), so that reporting a new kernel's figures touches no formatting code.
 #pragma once
 #include <cstdint>
-#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -19,13 +18,8 @@ using FactValue = std::variant<uint64_t, double, Hash64>;
 struct SearchFacts {
   std::vector<std::pair<const char*, FactValue>> list;  // (JSON key, value), keys unique
 
-  void add(const char* key, FactValue value) { list.emplace_back(key, std::move(value)); }
-  // The value under `key` (tests, tools), or nullptr.
-  const FactValue* find(std::string_view key) const {
-    for (const auto& [k, v] : list)
-      if (key == k) return &v;
-    return nullptr;
-  }
+  // key: a string literal (kept by pointer).
+  void add(const char* key, FactValue value) { list.emplace_back(key, value); }
 };
 
 }  // namespace strata
