@@ -387,7 +387,7 @@ void check_run_config(const RunConfig& cfg, int scale) {
   if (cfg.place.memory.any() && !tier.memory_nodes)
     throw Error("--mem-nodes and --interleave place the in-core adjacency; they do not apply to --placement " +
                 std::string(tier.name));
-  check_memory_nodes(cfg.place.memory.mem_nodes, Topology::detect());
+  if (!cfg.place.memory.mem_nodes.empty()) check_memory_nodes(cfg.place.memory.mem_nodes, Topology::detect());
 }
 
 }  // namespace strata

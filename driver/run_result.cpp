@@ -3,19 +3,19 @@
 #include <algorithm>
 #include <string>
 
+#include "core/error.hpp"
 #include "validate/validator.hpp"
 
 namespace strata {
 
-KernelRun& RunResult::run(const KernelInfo& k) {
-  for (KernelRun& r : runs)
-    if (r.kernel == &k) return r;
-  return runs.emplace_back(KernelRun{&k});
-}
 const KernelRun* RunResult::found(const KernelInfo& k) const {
   for (const KernelRun& r : runs)
     if (r.kernel == &k) return &r;
   return nullptr;
+}
+KernelRun& RunResult::run(const KernelInfo& k) {
+  if (const KernelRun* r = found(k)) return const_cast<KernelRun&>(*r);
+  throw Error(fmt::format("internal error: kernel {} was not asked of this run", k.name));
 }
 size_t RunResult::roots() const {
   size_t most = 0;
@@ -34,8 +34,8 @@ RunResult result_for(const RunConfig& cfg) {
   r.validate = cfg.validate;
   r.place = cfg.place;
   r.kernels = cfg.kernels;
-  if (cfg.kernels.bfs) r.run(kBfsKernel);
-  if (cfg.kernels.sssp) r.run(kSsspKernel).settings.add("sssp_delta", double(cfg.delta));
+  if (cfg.kernels.bfs) r.runs.push_back({&kBfsKernel});
+  if (cfg.kernels.sssp) r.runs.push_back({&kSsspKernel, {}, {{{"sssp_delta", double(cfg.delta)}}}});
   return r;
 }
 uint64_t RunResult::bytes_read() const {

@@ -157,8 +157,8 @@ struct RunResult {
   std::vector<RankReport> ranks;   // MPI: by rank (empty in a single-process run)
 
   bool ok() const { return failure.empty(); }
-  // Kernel k's part (result_for adds one for each kernel asked), added after the others where it has none yet;
-  // found: nullptr where it has none.
+  // Kernel k's part (result_for adds one for each kernel asked): found, nullptr where the run has none; run, an
+  // internal error.
   KernelRun& run(const KernelInfo& k);
   const KernelRun* found(const KernelInfo& k) const;
   // Kernel k's search `index`: its verdict and the seconds it took to check; the first failure becomes the run's.
