@@ -32,7 +32,8 @@ if [[ $tuples == auto ]]; then
   tuples=spec; (( free > 2 * tuples_bytes + n * 16 + n * 60 + (8 << 30) )) && tuples=stored
 fi
 # ... and, one after the other, kernel 1's renumbered tuples (8 bytes a tuple, as the tuples' size here) and
-# validation's scratch file (5 bytes a vertex with a list a search of a batch against the on-disk CSR).
+# validation's scratch file (4 bytes a vertex with a list a search of a batch against the on-disk CSR, 5 above
+# SCALE 28).
 scratch=$(( tuples_bytes > n * 60 ? tuples_bytes : n * 60 ))
 size=$(( tuples_bytes + n * 16 + scratch + (2 << 30) )); [[ $tuples == stored ]] && size=$((size + tuples_bytes))
 mountpoint -q "${MNT:-/mnt/strata-bench}" || { ((size < free)) || { echo "needs $(numfmt --to=iec $size) of disk, $(numfmt --to=iec "$free") free" >&2; exit 1; }; }

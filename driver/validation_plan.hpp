@@ -78,7 +78,7 @@ int csr_pass_slots(uint64_t n, uint64_t held, uint64_t entries, uint64_t room, u
   int slots = 0;
   while (slots < std::min(roots, V::kMaxSlots) &&
          V::rows_bytes(held, slots + 1) + V::buffer_bytes(n, entries, slots + 1) <= room &&
-         V::spill_bytes(held, slots + 1) <= disk_free)
+         V::spill_bytes(n, held, slots + 1) <= disk_free)
     ++slots;
   return slots;
 }
@@ -103,11 +103,11 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
     plan.slots = slots;
     plan.lend_cache = lend && slots > 0;
     plan.dram = slots > 0 ? V::rows_bytes(held, slots) + V::buffer_bytes(n, entries, slots) : 0;
-    plan.disk = V::spill_bytes(held, slots);
+    plan.disk = V::spill_bytes(n, held, slots);
   };
   if (requested > 0) {
     const int slots = std::min({requested, roots, V::kMaxSlots});
-    const uint64_t need = V::rows_bytes(held, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(held, slots);
+    const uint64_t need = V::rows_bytes(held, slots) + V::buffer_bytes(n, entries, slots), spill = V::spill_bytes(n, held, slots);
     if (need > lent)
       throw Error(fmt::format("--validate-batch {} against the on-disk CSR needs {} of DRAM for its batch; the "
                               "budget's slack, the idle parent arrays and the edge cache give {} (lower it)",
@@ -133,8 +133,8 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   if (plan.slots == 0)
     plan.why_not = unwritable ? errno_message(fmt::format("scratch space in {}, which cannot be written",
                                                           pg.report.csr_dir), unwritable)
-                   : V::spill_bytes(held, 1) > disk
-                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(held, 1))),
+                   : V::spill_bytes(n, held, 1) > disk
+                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, held, 1))),
                                      pg.report.csr_dir, human_bytes(double(disk)))
                        : fmt::format("{} of DRAM for one search's batch, {} with the edge cache lent",
                                      human_bytes(double(V::rows_bytes(held, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));

@@ -94,20 +94,23 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
         }
       return v[9];
     }
-    if (GetParam() == "ondisk" || GetParam() == "ondisk_bytes") return check_on_disk(p, claimed);
+    if (GetParam().rfind("ondisk", 0) == 0) return check_on_disk(p, claimed);
     if (!csr) csr.emplace(g, source);
     return csr->check(c);
   }
   // Slot 9 of a spilled batch of 11 among correct results, checked in one pass in 4 KiB steps (so that lists
-  // cross the steps' edges) over a two-partition on-disk CSR: levels as nibbles ("ondisk"), or as bytes in two
-  // passes of 6 and 5 ("ondisk_bytes": the batch's trees taken as too deep for nibbles).
+  // cross the steps' edges) over a two-partition on-disk CSR: levels as nibbles in the pass and in the spilled
+  // words' top 4 bits, as at SCALE 28 ("ondisk"); as bytes in two passes of 6 and 5 ("ondisk_bytes": the batch's
+  // trees taken as too deep for nibbles), spilled in the words' wider top; or as nibbles, spilled apart from the
+  // parents as above 2^28 vertices ("ondisk_apart").
   // internal: the planted search's own parents (default: the output's, translated).
   Verdict check_on_disk(const std::vector<uint32_t>& p, uint64_t claimed, std::vector<uint32_t> internal = {}) {
     if (!disk) disk.emplace(spec);
     std::vector<int32_t> scratch(g.n);
     const bool bytes = GetParam() == "ondisk_bytes";
+    const int level_bits = GetParam() == "ondisk" ? 4 : GetParam() == "ondisk_apart" ? -1 : 0;
     CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, scratch, 4096,
-                                     bytes ? 0 : CsrPassValidator<uint32_t>::kNibbleMaxLevel);
+                                     bytes ? 0 : CsrPassValidator<uint32_t>::kNibbleMaxLevel, 0, level_bits);
     const std::vector<uint32_t> good = disk->internal(parent), planted = internal.empty() ? disk->internal(p) : internal;
     Verdict now;
     std::optional<Verdict> at_once;
@@ -285,13 +288,15 @@ TEST_P(PlantedErrors, BatchKeepsVerdictsApart) {
   EXPECT_FALSE(v[1].valid);
 }
 
-INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors, ::testing::Values("tuples", "packed", "csr", "ondisk", "ondisk_bytes"),
+INSTANTIATE_TEST_SUITE_P(Against, PlantedErrors,
+                         ::testing::Values("tuples", "packed", "csr", "ondisk", "ondisk_bytes", "ondisk_apart"),
                          [](const auto& param_info) { return param_info.param; });
 
 // What only the on-disk CSR's validation checks: rules 3-5 run on the search's internal parents, so they must
 // be the output's.
 class OnDiskOnly : public PlantedErrors {};
-INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk", "ondisk_bytes"), [](const auto& param_info) { return param_info.param; });
+INSTANTIATE_TEST_SUITE_P(Against, OnDiskOnly, ::testing::Values("ondisk", "ondisk_bytes", "ondisk_apart"),
+                         [](const auto& param_info) { return param_info.param; });
 
 TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
   if (!disk) disk.emplace(spec);
@@ -319,6 +324,27 @@ TEST_P(OnDiskOnly, OutputWithTwoParentsSwapped) {
   const Verdict verdict = check_on_disk(output, nedge, internal);
   EXPECT_FALSE(verdict.valid);
   EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
+}
+
+// A spilled word holds a level as deep as its top bits allow (14 in a nibble, as at SCALE 28): a deeper tree is
+// left to the caller (checked in place), as one deeper than a byte is; with the graph's own, wider top bits or
+// the levels apart, the same tree is spilled.
+TEST_P(OnDiskOnly, TreesDeeperThanTheWordHoldsAreLeftToTheCaller) {
+  if (!disk) disk.emplace(spec);
+  const Csr<uint32_t>& dg = disk->g;
+  std::vector<uint32_t> out(dg.n, kNoVertex<uint32_t>);
+  out[dg.to_input[0]] = dg.to_input[0];
+  for (uint64_t v = 1; v <= 20; ++v) out[dg.to_input[v]] = dg.to_input[v - 1];  // a chain 20 deep (a tree)
+  const std::vector<uint32_t> internal = disk->internal(out);
+  for (int bits : {4, 0, -1}) {
+    std::vector<int32_t> scratch(dg.n);
+    CsrPassValidator<uint32_t> batch(dg, disk->files, disk->tmp.path(), 2, scratch, 0,
+                                     CsrPassValidator<uint32_t>::kNibbleMaxLevel, 0, bits);
+    Verdict v;
+    EXPECT_EQ(batch.add({dg.to_input[0], out.data(), 20}, internal.data(), 0, scratch, v),
+              bits == 4 ? CsrPassValidator<uint32_t>::Added::kTooDeep : CsrPassValidator<uint32_t>::Added::kAdded)
+        << bits << ": " << v.message;
+  }
 }
 
 TEST_P(OnDiskOnly, LabelsThatAreNoPermutationAreRefused) {

@@ -21,10 +21,16 @@
 // In a pass the levels are nibbles while every tree of the batch is at most 14 deep (15: unreached), so a pass
 // holds twice the searches a byte each would (Kronecker trees are 6-10 deep); a batch with a deeper tree is
 // checked a byte a level, in passes of half the batch, within the same DRAM.
+// The spill packs a search's level into its parents' words where the ids leave a nibble or more above the
+// largest (n <= 2^28 with 32-bit ids): 4 bytes a vertex a search instead of 5, so that a batch of 64 fits the
+// flagship's disk at SCALE 28 (one pass instead of two), and the pass takes each window's levels into the rows
+// as it reads the window instead of reading them apart first. A tree deeper than the word holds (14 levels at
+// SCALE 28) is left to the caller as one deeper than a byte is; above 2^28 vertices the levels are kept apart.
 #pragma once
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -75,15 +81,21 @@ class CsrPassValidator {
     while (listed > 0 && g.degree(listed - 1) == 0) --listed;
     return listed;
   }
-  // Scratch disk for `slots` searches: internal parents and byte levels of the `listed` vertices with a list.
-  static uint64_t spill_bytes(uint64_t listed, int slots) { return uint64_t(slots) * slot_bytes(listed); }
+  // Bits an internal id of n vertices takes; whether a level (a nibble or more) fits above them in an Id.
+  static int parent_bits(uint64_t n) { return std::max(1, int(std::bit_width(n > 0 ? n - 1 : 0))); }
+  static bool packs(uint64_t n) { return int(8 * sizeof(Id)) - parent_bits(n) >= 4; }
+  // Scratch disk for `slots` searches of n vertices: the parents of the `listed` vertices with a list, with their
+  // levels packed in or (packs(n) false) a byte apart.
+  static uint64_t spill_bytes(uint64_t n, uint64_t listed, int slots) {
+    return uint64_t(slots) * slot_bytes(listed, packs(n));
+  }
   // DRAM besides the rows: the spill's parts, and during a pass the level load's two chunks a search or
   // the steps' adjacency, the parents' windows and a found word a vertex, whichever is larger.
   static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
     const uint64_t unit_bytes = unit_for(entries), unit_vertices = std::min(unit_bytes / sizeof(Id), n) + 2;
     const uint64_t window = window_for(n, entries), windows = ring_for(n, window) * uint64_t(slots) * window * sizeof(Id);
-    const uint64_t chunk = chunk_for(n);
-    return std::max(2 * uint64_t(slots) * chunk, kDepth * unit_bytes + windows + unit_vertices * 8) +
+    const uint64_t chunk = chunk_for(n), level_load = packs(n) ? 0 : 2 * uint64_t(slots) * chunk;
+    return std::max(level_load, kDepth * unit_bytes + windows + unit_vertices * 8) +
            std::max<uint64_t>(chunk, kSpillParts * window) * sizeof(Id);
   }
   // Adjacency bytes a step reads: a 256th of the adjacency, between 4 KiB and kUnitBytes (a power of two, so
@@ -102,18 +114,28 @@ class CsrPassValidator {
   // nibble_max_level: the deepest tree that nibbles take (tests lower it to check the byte passes).
   // window_vertices (0: window_for; else a multiple of kDirectAlign / sizeof(Id) holding a step's entries): small
   // in tests, so that the steps cross the parents' windows.
+  // level_bits: bits of a packed word for the level (0: as the graph's ids leave; -1: the levels apart, as above
+  // 2^28 vertices): tests.
   CsrPassValidator(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots,
                    std::span<int32_t> scratch, uint64_t unit_bytes = 0, int nibble_max_level = kNibbleMaxLevel,
-                   uint64_t window_vertices = 0)
+                   uint64_t window_vertices = 0, int level_bits = 0)
       : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)), nibble_max_level_(nibble_max_level),
         unit_bytes_(unit_bytes ? std::min(unit_bytes, kUnitBytes) : unit_for(g.directed_edges())),
         chunk_(chunk_for(g.n)), window_(window_vertices ? window_vertices : window_for(g.n, g.directed_edges())),
-        listed_(pass_vertices(g)), spill_(scratch_dir, spill_bytes(listed_, slots_), "validation"),
+        listed_(pass_vertices(g)), packed_(level_bits > 0 || (level_bits == 0 && packs(g.n))),
+        shift_(level_bits > 0 ? std::clamp(int(8 * sizeof(Id)) - level_bits, 1, int(8 * sizeof(Id)) - 4)
+                              : parent_bits(g.n)),
+        parent_mask_(packed_ ? Id((uint64_t(1) << shift_) - 1) : kNoVertex<Id>),
+        level_max_(packed_ ? int(std::min<uint64_t>(kUnreached - 1, (uint64_t(1) << (8 * sizeof(Id) - shift_)) - 2))
+                           : kUnreached - 1),
+        spill_(scratch_dir, uint64_t(slots_) * slot_bytes(listed_, packed_), "validation"),
         buffer_(std::max(chunk_, WriteBehind::kParts * window_) * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
     if (window_ * sizeof(Id) % kDirectAlign != 0 || window_ * sizeof(Id) < unit_bytes_ || window_ * sizeof(Id) > kWindowBytes)
       throw Error("internal error: a parents window must be a multiple of 4 KiB holding a step's entries");
+    if (packed_ && parent_bits(g.n) > shift_)
+      throw Error("internal error: a validation word's level bits leave too few for the parents");
     check_labels(scratch);
   }
 
@@ -154,9 +176,13 @@ class CsrPassValidator {
     return std::clamp(align_up(n * sizeof(Id) / 16), unit, std::max(kWindowBytes, unit)) / sizeof(Id);
   }
   static uint64_t ring_for(uint64_t n, uint64_t window) { return std::min<uint64_t>(kWindows, (n + window - 1) / window); }
-  // A search's scratch: its listed vertices' parents, whole windows of any size up to kWindowBytes, and their levels.
-  static uint64_t slot_bytes(uint64_t listed) { return align_up(listed * sizeof(Id)) + kWindowBytes + align_up(listed); }
-  // The scratch file: the parents window by window (a window's searches side by side), then each search's levels.
+  // A search's scratch: its listed vertices' parents (levels packed in), whole windows of any size up to
+  // kWindowBytes, and apart from them their levels.
+  static uint64_t slot_bytes(uint64_t listed, bool packed) {
+    return align_up(listed * sizeof(Id)) + kWindowBytes + (packed ? 0 : align_up(listed));
+  }
+  // The scratch file: the parents window by window (a window's searches side by side), then (not packed) each
+  // search's levels.
   uint64_t parents_at(int s, uint64_t window) const {
     return (window * uint64_t(slots_) + uint64_t(s)) * window_ * sizeof(Id);
   }
@@ -167,7 +193,13 @@ class CsrPassValidator {
   void read_unit(const Unit& u, AlignedBuffer& adj) const;
   void check_block(const Unit& u, const AlignedBuffer& adj, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const AlignedBuffer& step_adj, const ParentWindows& pw);
-  void load_rows(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge);
+  void write_windows(WriteBehind& behind, size_t h, int slot, uint64_t a, uint64_t m);
+  int32_t spill_levels(int slot, const Id* internal_parent, const int32_t* level);
+  void start_rows(int first, int count, bool nibble);
+  void load_rows(std::vector<uint64_t>& twice_nedge);
+  void take_levels(uint64_t window, const Id* words, std::vector<uint64_t>& twice_nedge);
+  template <class LevelOf>
+  void take_rows(uint64_t a, uint64_t m, LevelOf&& level_of, std::vector<uint64_t>& twice_nedge);
   void pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
             const std::function<void(uint64_t)>& step);
   void check_labels(std::span<int32_t> scratch) const;
@@ -194,6 +226,10 @@ class CsrPassValidator {
   uint64_t chunk_;        // vertices a spill write or level load
   uint64_t window_;       // vertices a parents window
   uint64_t listed_;       // vertices [0, listed_) hold every list: the pass needs nothing of those beyond (ids by degree)
+  bool packed_;           // a spilled word: the internal parent in its low shift_ bits, the level above (all ones:
+  int shift_;             // unreached); else the parent alone, the levels a byte apart
+  Id parent_mask_;
+  int level_max_;         // the deepest level the spill holds (a deeper tree: kTooDeep)
   // The translation check's hash key, from the clock: no output can be made to cancel against it in advance
   // (std::random_device throws where it finds no source of entropy, as a bare chroot may have none).
   uint64_t key_ = validate_detail::mix64(uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
@@ -213,19 +249,22 @@ class CsrPassValidator {
 };
 
 // The group's parents during a pass: windows [lo, lo + kWindows) in a ring, read ahead asynchronously, a
-// request each; the steps go up in vertices, so a window below a step's first vertex is done with.
+// request each; the steps go up in vertices, so a window below a step's first vertex is done with. Packed, each
+// window's levels go into the rows as it arrives, before any step needs them (a step's entries (v, w) with
+// w < v need w's row, whose window is at or below v's) and before its slot is read again.
 template <class Id>
 struct CsrPassValidator<Id>::ParentWindows {
-  const CsrPassValidator& pv;
+  CsrPassValidator& pv;
+  std::vector<uint64_t>& twice_nedge;
   uint64_t windows;  // those holding a vertex with a list (the tail's have no parents to check in the pass)
   uint64_t ring;     // windows in DRAM at once
   std::vector<AlignedBuffer> buf;
   std::vector<std::future<void>> reads;
-  uint64_t issued = 0;
+  uint64_t issued = 0, taken = 0;  // windows [0, taken) waited for (and packed, their levels in the rows)
 
-  explicit ParentWindows(const CsrPassValidator& v)
-      : pv(v), windows((v.listed_ + v.window_ - 1) / v.window_), ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))),
-        reads(ring) {
+  ParentWindows(CsrPassValidator& v, std::vector<uint64_t>& nedge)
+      : pv(v), twice_nedge(nedge), windows((v.listed_ + v.window_ - 1) / v.window_),
+        ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))), reads(ring) {
     for (uint64_t i = 0; i < ring; ++i) buf.emplace_back(uint64_t(v.count_) * v.window_ * sizeof(Id));
   }
   ~ParentWindows() {  // no read may outlive its buffer
@@ -236,22 +275,38 @@ struct CsrPassValidator<Id>::ParentWindows {
   void hold(uint64_t va, uint64_t vb) {
     const uint64_t lo = va / pv.window_, hi = (vb - 1) / pv.window_;
     if (hi - lo >= ring) throw Error("internal error: a validation step spans more parent windows than read ahead");
-    while (issued < std::min(windows, lo + ring)) {
-      const size_t slot = size_t(issued % ring);
-      if (reads[slot].valid()) reads[slot].get();
-      reads[slot] = std::async(std::launch::async, [this, w = issued, slot] {
-        pv.spill_.read(pv.parents_at(pv.first_, w), buf[slot].data(), buf[slot].bytes());
-      });
-      ++issued;
-    }
-    for (uint64_t w = lo; w <= hi; ++w)
-      if (reads[size_t(w % ring)].valid()) reads[size_t(w % ring)].get();
+    issue_below(std::min(windows, lo + ring));
+    take_through(hi + 1);
   }
-  // v's parents: search s's at [s * pv.window_] (found once a vertex, not once a search: two divisions).
+  // Every window waited for (packed: the levels of the vertices no step reached are in the rows too).
+  void finish() {
+    issue_below(windows);
+    take_through(windows);
+  }
+  // v's parents: search s's at [s * pv.window_] (found once a vertex, not once a search: two divisions), with
+  // their levels above pv.parent_mask_ when packed.
   const Id* parents_of(uint64_t v) const {
     return reinterpret_cast<const Id*>(buf[size_t((v / pv.window_) % ring)].data()) + v % pv.window_;
   }
-  Id parent(int s, uint64_t v) const { return parents_of(v)[uint64_t(s) * pv.window_]; }
+  Id parent(int s, uint64_t v) const { return parents_of(v)[uint64_t(s) * pv.window_] & pv.parent_mask_; }
+
+ private:
+  void issue_below(uint64_t end) {
+    for (; issued < end; ++issued) {
+      if (issued >= ring) take_through(issued - ring + 1);  // its slot's window first
+      const size_t slot = size_t(issued % ring);
+      reads[slot] = std::async(std::launch::async, [this, w = issued, slot] {
+        pv.spill_.read(pv.parents_at(pv.first_, w), buf[slot].data(), buf[slot].bytes());
+      });
+    }
+  }
+  void take_through(uint64_t end) {  // windows [taken, end)
+    for (; taken < end; ++taken) {
+      const size_t slot = size_t(taken % ring);
+      if (reads[slot].valid()) reads[slot].get();
+      if (pv.packed_) pv.take_levels(taken, reinterpret_cast<const Id*>(buf[slot].data()), twice_nedge);
+    }
+  }
 };
 
 // The spill's writes in the background while the next pieces are made: buffer_ in kParts parts, each filled,
@@ -311,6 +366,48 @@ void CsrPassValidator<Id>::check_labels(std::span<int32_t> scratch) const {
   }
 }
 
+// Search `slot`'s levels (level[v] < 0: unreached) of the listed vertices to the spill: packed, each word its
+// parent with its level above (unreached: all ones), window by window; else a byte a level apart. Returns the
+// deepest level, stopping once it is deeper than the spill holds.
+template <class Id>
+int32_t CsrPassValidator<Id>::spill_levels(int slot, const Id* internal_parent, const int32_t* level) {
+  int32_t deepest = 0;
+  const bool packed = packed_;
+  WriteBehind behind(spill_, buffer_);
+  const uint64_t step = packed ? std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id))) * window_ : chunk_;
+  for (uint64_t a = 0, h = 0; a < listed_ && deepest <= level_max_; a += step, h = (h + 1) % WriteBehind::kParts) {
+    const uint64_t m = std::min(step, listed_ - a);
+    char* part = behind.fill(h);
+    Id* words = reinterpret_cast<Id*>(part);
+    uint8_t* bytes = reinterpret_cast<uint8_t*>(part);
+#pragma omp parallel for schedule(static) reduction(max : deepest)
+    for (uint64_t i = 0; i < m; ++i) {
+      const int32_t l = level[a + i];
+      deepest = std::max(deepest, l);
+      if (packed) words[i] = l < 0 ? kNoVertex<Id> : Id((uint64_t(l) << shift_) | uint64_t(internal_parent[a + i]));
+      else bytes[i] = l < 0 ? kUnreached : uint8_t(l);
+    }
+    if (packed) {
+      write_windows(behind, h, slot, a, m);
+    } else {
+      behind.write(h, levels_at(slot) + a, 0, align_up(m));
+      behind.start(h);
+    }
+  }
+  behind.finish();
+  return deepest;
+}
+
+// Part h of the spill's buffer, the words of vertices [a, a + m) (a at a window's start), written as search
+// `slot`'s windows (the tail's never: they are not read).
+template <class Id>
+void CsrPassValidator<Id>::write_windows(WriteBehind& behind, size_t h, int slot, uint64_t a, uint64_t m) {
+  for (uint64_t w = 0; w * window_ < m && a + w * window_ < listed_; ++w)
+    behind.write(h, parents_at(slot, a / window_ + w), w * window_ * sizeof(Id),
+                 align_up(std::min(window_, m - w * window_) * sizeof(Id)));
+  behind.start(h);
+}
+
 template <class Id>
 typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToCheck<Id>& s, const Id* internal_parent,
                                                                Id internal_root, std::span<int32_t> scratch,
@@ -345,10 +442,8 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
         internal_sum += validate_detail::entry_term(to_input[a + i], translated(p), key_);
         output_sum += validate_detail::entry_term(a + i, s.parent[a + i], key_);
       }
-      for (uint64_t w = 0; w * window_ < m && a + w * window_ < listed_; ++w)  // the tail's are never read
-        behind.write(h, parents_at(slot, a / window_ + w), w * window_ * sizeof(Id),
-                     align_up(std::min(window_, m - w * window_) * sizeof(Id)));
-      behind.start(h);
+      if (packed_) continue;  // spilled with their levels once the tree is walked
+      write_windows(behind, h, slot, a, m);
     }
     behind.finish();
   }
@@ -384,25 +479,9 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
 #pragma omp parallel for schedule(static) reduction(min : orphan)
   for (uint64_t v = listed_; v < n; ++v)
     if (level[v] >= 0 && v != uint64_t(internal_root)) orphan = std::min(orphan, v);
-  int32_t deepest = 0;
-  {
-    WriteBehind behind(spill_, buffer_);
-    for (uint64_t a = 0, h = 0; a < listed_ && deepest < int32_t(kUnreached); a += chunk_, h = (h + 1) % WriteBehind::kParts) {
-      const uint64_t m = std::min(chunk_, listed_ - a);
-      uint8_t* bytes = reinterpret_cast<uint8_t*>(behind.fill(h));
-#pragma omp parallel for schedule(static) reduction(max : deepest)
-      for (uint64_t i = 0; i < m; ++i) {
-        const int32_t l = level[a + i];
-        deepest = std::max(deepest, l);
-        bytes[i] = l < 0 ? kUnreached : uint8_t(l);
-      }
-      behind.write(h, levels_at(slot) + a, 0, align_up(m));
-      behind.start(h);
-    }
-    behind.finish();
-  }
+  const int32_t deepest = spill_levels(slot, internal_parent, level);
   phases_.spill += lap();
-  const bool deep = deepest >= int32_t(kUnreached);
+  const bool deep = deepest > level_max_;
   if (deep) {
     if (static_cast<const void*>(scratch.data()) == static_cast<const void*>(s.parent)) {
       Id* out = reinterpret_cast<Id*>(scratch.data());  // the output, rebuilt (it equals the translation)
@@ -422,17 +501,61 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   return Added::kAdded;
 }
 
-// The group's levels, search by search from the scratch file (the next chunk read while this one is used),
-// transposed into vertex-major rows of the listed vertices: nibbles (two searches a byte, the even one low) or
-// bytes; a vector's load of padding, unreached. As they go by: nedge (twice: the reached vertices' raw degrees)
-// and rule 5 for a listed vertex without a list, which can have no parent.
+// The group's vertex-major rows of the listed vertices: nibbles (two searches a byte, the even one low) or bytes;
+// a vector's load of padding, unreached. The tail is never reached (add checked it) and adds nothing to nedge.
 template <class Id>
-void CsrPassValidator<Id>::load_rows(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge) {
-  const uint64_t n = listed_;  // the tail is never reached (add checked it) and adds nothing to nedge
+void CsrPassValidator<Id>::start_rows(int first, int count, bool nibble) {
   first_ = first, count_ = count, nibble_ = nibble;
   stride_ = nibble ? (uint64_t(count) + 1) / 2 : uint64_t(count);
-  rows_ = NumaArray<uint8_t>(n * stride_ + 64);
-  std::memset(rows_.data() + n * stride_, 0xff, rows_.size() - n * stride_);
+  rows_ = NumaArray<uint8_t>(listed_ * stride_ + 64);
+  std::memset(rows_.data() + listed_ * stride_, 0xff, rows_.size() - listed_ * stride_);
+}
+
+// Vertices [a, a + m) into their rows, search s's level of vertex a + i being level_of(s, i) (kUnreached: not
+// reached). As they go by: nedge (twice: the reached vertices' raw degrees) and rule 5 for a listed vertex
+// without a list, which can have no parent.
+template <class Id>
+template <class LevelOf>
+void CsrPassValidator<Id>::take_rows(uint64_t a, uint64_t m, LevelOf&& level_of, std::vector<uint64_t>& twice_nedge) {
+#pragma omp parallel
+  {
+    uint64_t mine[kMaxSlots] = {};
+#pragma omp for schedule(static)
+    for (uint64_t i = 0; i < m; ++i) {
+      const uint64_t v = a + i, raw = g_.raw_degree(v);
+      uint8_t* row = rows_.data() + v * stride_;
+      if (nibble_) std::memset(row, 0xff, stride_);
+      for (int s = 0; s < count_; ++s) {
+        const uint8_t l = level_of(s, i), x = l == kUnreached ? 15 : l;
+        mine[s] += l != kUnreached ? raw : 0;
+        if (!nibble_) row[s] = l;
+        else row[s / 2] = uint8_t(s & 1 ? (row[s / 2] & 0x0f) | (x << 4) : (row[s / 2] & 0xf0) | x);
+      }
+      if (g_.degree(v) == 0) finish_vertex(v, 0);
+    }
+#pragma omp critical
+    for (int s = 0; s < count_; ++s) twice_nedge[size_t(first_ + s)] += mine[s];
+  }
+}
+
+// Packed: window w's levels into the rows from its spilled words (search s's at words[s * window_]).
+template <class Id>
+void CsrPassValidator<Id>::take_levels(uint64_t w, const Id* words, std::vector<uint64_t>& twice_nedge) {
+  const double t0 = now();
+  const uint64_t none = uint64_t(kNoVertex<Id>) >> shift_;
+  take_rows(w * window_, std::min(window_, listed_ - w * window_), [&](int s, uint64_t i) {
+    const uint64_t field = uint64_t(words[uint64_t(s) * window_ + i]) >> shift_;
+    return field == none ? kUnreached : uint8_t(field);
+  }, twice_nedge);
+  phases_.rows += now() - t0;
+}
+
+// Not packed: the group's levels, search by search from the scratch file (the next chunk read while this one is
+// used), into the rows.
+template <class Id>
+void CsrPassValidator<Id>::load_rows(std::vector<uint64_t>& twice_nedge) {
+  const uint64_t n = listed_;
+  const int first = first_, count = count_;
   std::vector<AlignedBuffer> in[2];
   for (std::vector<AlignedBuffer>& set : in)
     for (int s = 0; s < count; ++s) set.emplace_back(chunk_);
@@ -449,25 +572,7 @@ void CsrPassValidator<Id>::load_rows(int first, int count, bool nibble, std::vec
     next.get();
     if (a + chunk_ < n) next = read(a + chunk_, h ^ 1);
     const std::vector<AlignedBuffer>& got = in[h];
-#pragma omp parallel
-    {
-      uint64_t mine[kMaxSlots] = {};
-#pragma omp for schedule(static)
-      for (uint64_t i = 0; i < m; ++i) {
-        const uint64_t v = a + i, raw = g_.raw_degree(v);
-        uint8_t* row = rows_.data() + v * stride_;
-        if (nibble) std::memset(row, 0xff, stride_);
-        for (int s = 0; s < count; ++s) {
-          const uint8_t l = uint8_t(got[size_t(s)].data()[i]), x = l == kUnreached ? 15 : l;
-          mine[s] += l != kUnreached ? raw : 0;
-          if (!nibble) row[s] = l;
-          else row[s / 2] = uint8_t(s & 1 ? (row[s / 2] & 0x0f) | (x << 4) : (row[s / 2] & 0xf0) | x);
-        }
-        if (g_.degree(v) == 0) finish_vertex(v, 0);
-      }
-#pragma omp critical
-      for (int s = 0; s < count; ++s) twice_nedge[size_t(first + s)] += mine[s];
-    }
+    take_rows(a, m, [&](int s, uint64_t i) { return uint8_t(got[size_t(s)].data()[i]); }, twice_nedge);
   }
 }
 
@@ -600,7 +705,7 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const AlignedBuffer& step_a
     for (int s = 0; s < count_; ++s) {
       const uint8_t l = level(s, v);
       if (l == kUnreached || l == 0) continue;
-      const Id p = parents[uint64_t(s) * window_];
+      const Id p = parents[uint64_t(s) * window_] & parent_mask_;
       uint64_t i = 0;  // parents sit early in a list (ids by degree, bottom-up takes the first): look there first
       while (i < len && i < 4 && list[i] < p) ++i;
       if (i == 4 && len > 4) i = uint64_t(std::lower_bound(list + 4, list + len, p) - list);
@@ -628,12 +733,13 @@ template <class Id>
 void CsrPassValidator<Id>::pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
                                 const std::function<void(uint64_t)>& step) {
   double t = now();
-  load_rows(first, count, nibble, twice_nedge);
+  start_rows(first, count, nibble);
+  if (!packed_) load_rows(twice_nedge);
   phases_.rows += now() - t;
   const std::vector<Unit> steps = units();
   std::vector<AlignedBuffer> data;  // step i's adjacency: data[i % kDepth]
   for (int i = 0; i < kDepth; ++i) data.emplace_back(unit_bytes_);
-  ParentWindows windows(*this);
+  ParentWindows windows(*this, twice_nedge);
   Xxh3Stream block_hash;
   carry_v_ = UINT64_MAX;
   std::vector<std::future<void>> reads(kDepth);  // step i's read is reads[i % kDepth], its buffers data[i % kDepth]
@@ -644,15 +750,17 @@ void CsrPassValidator<Id>::pass(int first, int count, bool nibble, std::vector<u
   try {
     for (size_t i = 0; i < steps.size(); ++i) {
       t = now();
+      const double taking = phases_.rows;  // packed: the windows' levels taken into the rows within hold
       reads[i % kDepth].get();
       if (steps[i].vb > steps[i].va) windows.hold(steps[i].va, steps[i].vb);
       const double t1 = now();
       check_block(steps[i], data[i % kDepth], block_hash);
       check_unit(steps[i], data[i % kDepth], windows);
-      phases_.read_wait += t1 - t, phases_.check += now() - t1;
+      phases_.read_wait += t1 - t - (phases_.rows - taking), phases_.check += now() - t1;
       read(i + kDepth);
       if (step) step(steps.size());
     }
+    windows.finish();
   } catch (...) {
     for (std::future<void>& r : reads)  // no read may outlive its buffers
       if (r.valid()) r.wait();

@@ -364,11 +364,11 @@ class SsspStoredBatch {
   // Besides the rows: the spill's write buffer (the pass's 4 MiB block a thread is what checking one search
   // alone takes too).
   static uint64_t buffer_bytes(uint64_t, uint64_t, int) { return kChunk * sizeof(uint64_t); }
-  static uint64_t spill_bytes(uint64_t n, int slots) { return uint64_t(slots) * align_up(n * sizeof(uint64_t)); }
+  static uint64_t spill_bytes(uint64_t, uint64_t held, int slots) { return uint64_t(slots) * align_up(held * sizeof(uint64_t)); }
 
   SsspStoredBatch(const Csr<Id>& g, const CsrFiles& files, const std::string& scratch_dir, int slots)
       : g_(g), files_(files), slots_(std::clamp(slots, 1, kMaxSlots)),
-        spill_(scratch_dir, spill_bytes(g.n, slots_), "kernel 3's validation"), buffer_(kChunk * sizeof(uint64_t)) {}
+        spill_(scratch_dir, spill_bytes(g.n, g.n, slots_), "kernel 3's validation"), buffer_(kChunk * sizeof(uint64_t)) {}
 
   int size() const { return int(pending_.size()); }
   bool full() const { return size() == slots_; }
