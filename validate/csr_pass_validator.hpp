@@ -430,7 +430,7 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     const uint64_t per = std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id)));  // windows a part
     for (uint64_t a = 0, h = 0; a < n; a += per * window_, h = (h + 1) % WriteBehind::kParts) {
       const uint64_t m = std::min(per * window_, n - a);
-      Id* buf = reinterpret_cast<Id*>(behind.fill(h));
+      Id* buf = packed_ ? nullptr : reinterpret_cast<Id*>(behind.fill(h));  // packed: spilled with their levels
 #pragma omp parallel for schedule(static) reduction(+ : internal_sum, output_sum)
       for (uint64_t i = 0; i < m; ++i) {
         // The parents' labels fetched ahead: the sums' multiplications fill the core's window, which left few
@@ -438,12 +438,11 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
         if (i + kGatherAhead < m && internal_parent[a + i + kGatherAhead] < n)
           __builtin_prefetch(to_input + internal_parent[a + i + kGatherAhead]);
         const Id p = internal_parent[a + i];
-        buf[i] = p;
+        if (buf) buf[i] = p;
         internal_sum += validate_detail::entry_term(to_input[a + i], translated(p), key_);
         output_sum += validate_detail::entry_term(a + i, s.parent[a + i], key_);
       }
-      if (packed_) continue;  // spilled with their levels once the tree is walked
-      write_windows(behind, h, slot, a, m);
+      if (buf) write_windows(behind, h, slot, a, m);
     }
     behind.finish();
   }
