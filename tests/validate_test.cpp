@@ -328,8 +328,9 @@ TEST_P(OnDiskOnly, OutputWithTwoParentsSwapped) {
 
 // A spilled word holds a level as deep as its top bits allow (14 in a nibble, as at SCALE 28): a deeper tree is
 // left to the caller (checked in place), as one deeper than a byte is; with the graph's own, wider top bits or
-// the levels apart, the same tree is spilled.
-TEST_P(OnDiskOnly, TreesDeeperThanTheWordHoldsAreLeftToTheCaller) {
+// the levels apart, the same tree is spilled. It sets each layout itself: one entry, not one a parameter.
+class OnDiskWords : public PlantedErrors {};
+TEST_F(OnDiskWords, TreesDeeperThanTheWordHoldsAreLeftToTheCaller) {
   if (!disk) disk.emplace(spec);
   const Csr<uint32_t>& dg = disk->g;
   std::vector<uint32_t> out(dg.n, kNoVertex<uint32_t>);
