@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <future>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -28,8 +27,8 @@ namespace strata {
 
 namespace {
 
-// Other processes' CPUs at the start of the run, sampled on its own thread (driver/statistics.hpp busy_cpus).
-using BusyAtStart = std::shared_future<double>;
+// Other processes' CPUs at the start of the run, sampled on its own thread (driver/statistics.hpp).
+using BusyAtStart = BusyCpuSampler;
 
 PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
@@ -202,7 +201,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
 
 template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
-                          const Topology& topo, const RunHooks& hooks, const BusyAtStart& busy_at_start) {
+                          const Topology& topo, const RunHooks& hooks, BusyAtStart& busy_at_start) {
   if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
   // Kernel 3 alone allocates no BFS state; after kernel 2, its state's pages go back before kernel 3's.
   const std::unique_ptr<GraphSearch<Id>> bfs = cfg.kernels.bfs ? make_search(pg, cfg) : nullptr;
@@ -225,7 +224,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   describe(r, pg, bfs.get(), sssp.get(), topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.timed());
-  r.measurement_warnings = measurement_warnings(*r.timed().front().second, busy_at_start.get(), r.threads);
+  r.measurement_warnings = measurement_warnings(*r.timed().front().second, busy_at_start.value(), r.threads);
 }
 
 template <class Id>
@@ -299,7 +298,7 @@ bool kernel1_builds(const Source& source, const PlacementSpec& spec) {
 
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topology& topo, int parts,
-            const RunHooks& hooks, const BusyAtStart& busy_at_start) {
+            const RunHooks& hooks, BusyAtStart& busy_at_start) {
   r.spec = source.spec();
   PlacementSpec spec = placement_spec(cfg, parts);
   CountedDegrees counted;
@@ -316,7 +315,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topo
 }
 
 template <class Id>
-RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, const BusyAtStart& busy_at_start) {
+RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyAtStart& busy_at_start) {
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
   const Tier& tier = *cfg.place.tier;
@@ -368,7 +367,7 @@ DirLock lock_graph_dir(const std::string& dir) {
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   if (hooks.plant.corrupt_rows) throw Error("--debug-corrupt-rows damages a rank's rows: it tests a run under mpirun");
   // Sampled beside the run's first tenth of a second (not before it: every run would wait that long).
-  const BusyAtStart busy_at_start = std::async(std::launch::async, [] { return busy_cpus(); }).share();
+  BusyAtStart busy_at_start;
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 
@@ -68,36 +69,72 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
   return r;
 }
 
-double busy_cpus(double seconds) {
-  // /proc/stat's first line: user nice system idle iowait irq softirq steal ... (clock ticks over all CPUs).
-  auto sample = [](uint64_t& busy, uint64_t& total) {
-    std::FILE* f = std::fopen("/proc/stat", "r");
-    if (!f) return false;
-    unsigned long long v[8] = {};
-    const bool ok = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-                                &v[5], &v[6], &v[7]) == 8;
-    std::fclose(f);
-    total = 0;
-    for (unsigned long long x : v) total += x;
-    busy = total - v[3] - v[4];
-    return ok;
-  };
-  // This process's own CPU time (all its threads), in clock ticks: it runs while the sample is taken.
-  auto own_ticks = [] {
-    rusage u{};
-    ::getrusage(RUSAGE_SELF, &u);
-    const double s = double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-    return s * double(::sysconf(_SC_CLK_TCK));
-  };
-  uint64_t b0, t0, b1, t1;
-  const double own0 = own_ticks();
-  if (!sample(b0, t0)) return -1;
-  ::usleep(useconds_t(seconds * 1e6));
-  if (!sample(b1, t1) || t1 <= t0) return -1;
-  const double others = std::max(0.0, double(b1 - b0) - (own_ticks() - own0));
-  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return others / double(t1 - t0) * double(cpus > 0 ? cpus : 1);
+namespace {
+
+// /proc/stat's busy and total clock ticks over all CPUs, and this process's own CPU time (all its threads, which
+// run while a sample is taken) in ticks.
+struct CpuTicks {
+  bool ok = false;
+  uint64_t busy = 0, total = 0;
+  double own = 0;
+};
+CpuTicks cpu_ticks() {
+  CpuTicks t;
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  t.own = (double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec)) *
+          double(::sysconf(_SC_CLK_TCK));
+  // The first line: user nice system idle iowait irq softirq steal ...
+  std::FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return t;
+  unsigned long long v[8] = {};
+  t.ok = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                     &v[7]) == 8;
+  std::fclose(f);
+  for (unsigned long long x : v) t.total += x;
+  t.busy = t.total - v[3] - v[4];
+  return t;
 }
+
+double others_between(const CpuTicks& a, const CpuTicks& b) {
+  if (!a.ok || !b.ok || b.total <= a.total) return -1;
+  const double others = std::max(0.0, double(b.busy - a.busy) - (b.own - a.own));
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return others / double(b.total - a.total) * double(cpus > 0 ? cpus : 1);
+}
+
+}  // namespace
+
+double busy_cpus(double seconds) {
+  const CpuTicks a = cpu_ticks();
+  ::usleep(useconds_t(seconds * 1e6));
+  return others_between(a, cpu_ticks());
+}
+
+BusyCpuSampler::BusyCpuSampler(double seconds) {
+  thread_ = std::thread([this, seconds] {
+    const CpuTicks a = cpu_ticks();
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    asked_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stop_; });
+    const double window = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    value_ = window >= kShortest ? others_between(a, cpu_ticks()) : -1;
+  });
+}
+
+double BusyCpuSampler::value() {
+  if (thread_.joinable()) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    asked_.notify_one();
+    thread_.join();
+  }
+  return value_;
+}
+
+BusyCpuSampler::~BusyCpuSampler() { value(); }
 
 std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,
                                               int threads) {

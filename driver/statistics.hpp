@@ -1,7 +1,10 @@
 // The official statistics block's values (GRAPH500.md section 4) and the signs that a run's timings were
 // disturbed.
 #pragma once
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +26,26 @@ std::vector<std::pair<std::string, double>> graph500_statistics(int scale, uint6
 // time, so that it can be sampled beside the work (negative if unknown). Unlike the load average, it does not
 // remember a build that just finished.
 double busy_cpus(double seconds = 0.1);
+
+// busy_cpus sampled on its own thread beside a run's start, over `seconds` or until the run asks for the value,
+// whichever comes first: a run that ends sooner does not wait out the window (every small run waited 0.1 s, most
+// of its time). A window shorter than kShortest (/proc/stat counts 10 ms ticks) tells nothing: -1.
+class BusyCpuSampler {
+ public:
+  static constexpr double kShortest = 0.05;
+  explicit BusyCpuSampler(double seconds = 0.1);
+  ~BusyCpuSampler();
+  BusyCpuSampler(const BusyCpuSampler&) = delete;
+  BusyCpuSampler& operator=(const BusyCpuSampler&) = delete;
+  double value();  // ends the window and returns its figure
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable asked_;
+  bool stop_ = false;
+  double value_ = -1;
+  std::thread thread_;
+};
 
 // Signs that a run's timings were disturbed, each a sentence (none: an empty list); they change no
 // statistic. Searches of equal nedge (one component) whose times spread more than 20x, or other processes

@@ -2,6 +2,7 @@
 // flagged, quiet ones are not; a busy CPU is seen), the summary line and a kernel's searches in the JSON.
 #include <gtest/gtest.h>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <signal.h>
 #include <sys/wait.h>
@@ -47,9 +48,25 @@ TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
   if (child == 0)
     for (std::atomic<uint64_t> spins{0};;) spins.fetch_add(1, std::memory_order_relaxed);  // until killed
   const double during = busy_cpus(0.3);
+  BusyCpuSampler sampler(0.3);  // as a run samples: on its own thread, asked after its window
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const double sampled = sampler.value();
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   EXPECT_GT(during, 0.6) << "a spinning process keeps a CPU busy";
+  EXPECT_GT(sampled, 0.6) << "the sampler: a spinning process keeps a CPU busy";
+}
+
+// A run that ends before the sampler's window does not wait it out, and a window too short to tell says so.
+TEST(MeasurementWarnings, TheSamplerEndsItsWindowWhenAsked) {
+  const auto start = std::chrono::steady_clock::now();
+  BusyCpuSampler at_once(30.0);
+  EXPECT_EQ(at_once.value(), -1) << "a window under a twentieth of a second tells nothing";
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0)
+      << "the 30 s window was waited out";
+  BusyCpuSampler whole(0.1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_GE(whole.value(), 0) << "a whole window gives a figure";
 }
 
 // This process's own threads are not "other processes": the run samples beside its own work.
