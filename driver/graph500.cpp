@@ -366,7 +366,8 @@ DirLock lock_graph_dir(const std::string& dir) {
 
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   if (hooks.plant.corrupt_rows) throw Error("--debug-corrupt-rows damages a rank's rows: it tests a run under mpirun");
-  // Sampled beside the run's first tenth of a second (not before it: every run would wait that long).
+  // Sampled beside the run's first tenth of a second, or until its searches end (not before the run: every run
+  // would wait that long).
   BusyAtStart busy_at_start;
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
