@@ -27,9 +27,6 @@ namespace strata {
 
 namespace {
 
-// Other processes' CPUs at the start of the run, sampled on its own thread (driver/statistics.hpp).
-using BusyAtStart = BusyCpuSampler;
-
 PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
   spec.parts = parts;
@@ -201,7 +198,7 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
 
 template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
-                          const Topology& topo, const RunHooks& hooks, BusyAtStart& busy_at_start) {
+                          const Topology& topo, const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
   if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
   // Kernel 3 alone allocates no BFS state; after kernel 2, its state's pages go back before kernel 3's.
   const std::unique_ptr<GraphSearch<Id>> bfs = cfg.kernels.bfs ? make_search(pg, cfg) : nullptr;
@@ -298,7 +295,7 @@ bool kernel1_builds(const Source& source, const PlacementSpec& spec) {
 
 template <class Id, class Source>
 void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topology& topo, int parts,
-            const RunHooks& hooks, BusyAtStart& busy_at_start) {
+            const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
   r.spec = source.spec();
   PlacementSpec spec = placement_spec(cfg, parts);
   CountedDegrees counted;
@@ -315,7 +312,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topo
 }
 
 template <class Id>
-RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyAtStart& busy_at_start) {
+RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
   const Topology topo = Topology::detect();
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
   const Tier& tier = *cfg.place.tier;
@@ -368,7 +365,7 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   if (hooks.plant.corrupt_rows) throw Error("--debug-corrupt-rows damages a rank's rows: it tests a run under mpirun");
   // Sampled beside the run's first tenth of a second, or until its searches end (not before the run: every run
   // would wait that long).
-  BusyAtStart busy_at_start;
+  BusyCpuSampler busy_at_start;  // other processes' CPUs at the run's start
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
   const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
