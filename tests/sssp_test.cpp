@@ -430,10 +430,10 @@ TEST(WeightedCsrFiles, TheInCoreListsByWeightWithTheSameMetadata) {
 }
 
 // A stored weighted CSR's partition files mapped, as dax reads them in place.
-struct MappedParts {
+struct MappedWeightedParts {
   std::vector<PmemMapping> maps;
   std::vector<const NodeWeight<uint32_t>*> lists;
-  explicit MappedParts(const StoredWeighted& stored) {
+  explicit MappedWeightedParts(const StoredWeighted& stored) {
     for (int p = 0; p < stored.files->layout().parts(); ++p) {
       maps.push_back(PmemMapping::open_read(stored.files->path() + "/" + CsrFiles::adj_name(p)));
       lists.push_back(reinterpret_cast<const NodeWeight<uint32_t>*>(maps.back().data()));
@@ -447,7 +447,7 @@ TEST(WeightedSources, CachedAndStoredListsGiveTheInCoreBits) {
   const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})});
   const StoredWeighted stored(3);
   const Partitioning parts = Partitioning::with_bounds(stored.files->layout().bounds, Topology::detect());
-  const MappedParts mapped(stored);
+  const MappedWeightedParts mapped(stored);
   const IoOptions io{4, 4096, 4096};
   for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(3), stored.meta.degree(0)}) {
     const auto cache = load_edge_cache<uint32_t, NodeWeight<uint32_t>>(stored.meta, *stored.files, k, kNoHubs);
@@ -489,7 +489,7 @@ TEST(WeightedSources, StagesGiveTheInCoreBitsFromEveryRoot) {
   const Csr<uint32_t, float> g = build_csr<uint32_t, float>(GeneratedEdges{Kronecker({10, 16, 2, 3})});
   const StoredWeighted stored(2);
   const Partitioning parts = Partitioning::with_bounds(stored.files->layout().bounds, Topology::detect());
-  const MappedParts mapped(stored);
+  const MappedWeightedParts mapped(stored);
   std::vector<uint32_t> roots;  // every 61st label with an edge
   for (uint64_t label = 0; label < g.n; label += 61)
     if (g.degree(uint32_t(internal_id(g, label))) > 0) roots.push_back(uint32_t(internal_id(g, label)));
