@@ -28,6 +28,7 @@
 #include "storage/atomic_dir.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/tuple_source.hpp"
 #include "tiers/builtin.hpp"
 
 namespace strata {
@@ -327,7 +328,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, 
     report(hooks, comm, std::string("kernel 1: ") + phase, d, t);
   };
   uint64_t graph_hash = 0;
-  if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
+  if (const GraphDir* dir = source.dir()) graph_hash = dir->header_hash();
   DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, wshare, cfg, graph_hash, comm, build, rows, progress)
                     : wshare ? build_dist_graph<Id, NodeWeight<Id>>(*wshare, comm, build, cfg.kernels.bfs, progress)
                              : build_dist_graph<Id>(share, comm, build, false, progress);
@@ -523,7 +524,7 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const S
   r.placement.direct_io = !rr.dax;
   r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
   r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.bfs ? sizeof(Id) : sizeof(NodeWeight<Id>));
-  if constexpr (std::is_same_v<Source, GraphDir>) r.placement.tuple_file_bytes = source.data_bytes();
+  if (const GraphDir* dir = source.dir()) r.placement.tuple_file_bytes = dir->data_bytes();
   r.dram.budget = rr.budget;
   r.dram.edge_cache = rr.cache_bytes;
   r.io_buffer_bytes = rr.io_buffer_bytes;
@@ -586,7 +587,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm
   TieredRows<Id> rows;
   DistGraph<Id> g = kernel1<Id>(r, cfg, source, share, wshare ? &*wshare : nullptr, comm, hooks, build, rows);
   uint64_t graph_hash = 0;
-  if constexpr (std::is_same_v<Source, GraphDir>) graph_hash = source.header_hash();
+  if (const GraphDir* dir = source.dir()) graph_hash = dir->header_hash();
   const std::vector<uint64_t> roots =
       search_roots(r.spec, cfg.roots, [&](uint64_t v) { return (g.has_edge[v >> 6] >> (v & 63)) & 1; });
   if (roots.empty()) throw Error(fmt::format("SCALE {} graph has no vertex with an edge: nothing to search", r.spec.scale));
@@ -660,8 +661,7 @@ void check_ranks_agree(const RunConfig& cfg, const PlantedFaults& plant, const K
 }
 
 // 32-bit ids up to SCALE 31 (rows and messages half the size), 64-bit above or when --debug-id-bytes 8 asks.
-template <class Source>
-void run_with_ids(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+void run_with_ids(RunResult& r, const RunConfig& cfg, const TupleSource& source, const Comm& comm, const RunHooks& hooks) {
   check_run_config(cfg, source.spec().scale);
   if (wide_ids(cfg, source.spec().scale)) run_on<uint64_t>(r, cfg, source, comm, hooks);
   else run_on<uint32_t>(r, cfg, source, comm, hooks);
@@ -683,10 +683,10 @@ RunResult run_graph500_mpi(const RunConfig& cfg, const RunHooks& hooks, const Co
       dir.emplace(GraphDir::open(cfg.graph_dir));
     });
     check_ranks_agree(cfg, hooks.plant, dir->spec(), dir->header_hash(), comm);
-    run_with_ids(r, cfg, *dir, comm, hooks);
+    run_with_ids(r, cfg, TupleSource(*dir), comm, hooks);
   } else {
     check_ranks_agree(cfg, hooks.plant, cfg.spec, 0, comm);
-    run_with_ids(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, comm, hooks);
+    run_with_ids(r, cfg, TupleSource(cfg.spec), comm, hooks);
   }
   return r;
 }

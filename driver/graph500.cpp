@@ -8,7 +8,6 @@
 #include <atomic>
 #include <memory>
 #include <optional>
-#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/ids.hpp"
@@ -18,9 +17,9 @@
 #include "driver/search_validation.hpp"
 #include "driver/sssp_searches.hpp"
 #include "driver/validation_plan.hpp"
-#include "generators/edge_stream.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/tuple_source.hpp"
 #include "tiers/tier_ops.hpp"
 
 namespace strata {
@@ -248,12 +247,12 @@ void check_tiered_batch(const RunConfig& cfg, const KroneckerSpec& spec, Validat
 // count, when a build follows, is made on them as they go by (`counted`), so that kernel 1 needs no pass of its
 // own for it: the counting's share of the pass (each thread's time in it, over the threads) is kernel 1's time,
 // taken from kernel 0's and added to construction_time by the build that takes the degrees.
-template <class Id, class Source>
-double kernel0(const Source& source, const RunHooks& hooks, CountedDegrees* counted) {
+template <class Id>
+double kernel0(const TupleSource& source, const RunHooks& hooks, CountedDegrees* counted) {
   const double t0 = now();
   std::string phase = "kernel 0";
-  if constexpr (std::is_same_v<Source, GraphDir>)
-    phase = source.stores_tuples() ? "verifying " + source.path() : "kernel 0 (regenerating " + source.path() + "'s tuples)";
+  if (const GraphDir* dir = source.dir())
+    phase = dir->stores_tuples() ? "verifying " + dir->path() : "kernel 0 (regenerating " + dir->path() + "'s tuples)";
   const uint64_t m = source.spec().edge_count();
   if (counted) counted->of<Id>() = NumaArray<Id>(source.spec().vertex_count());
   std::optional<DegreeCount<Id>> count;
@@ -284,17 +283,16 @@ double kernel0(const Source& source, const RunHooks& hooks, CountedDegrees* coun
 // Whether kernel 1 will build a CSR from the source's tuples (then kernel 0 counts the degrees for it): always
 // in DRAM; on storage unless the graph directory holds the CSR the run reads first (a concurrent run may still
 // build it first: the count is then unused).
-template <class Source>
-bool kernel1_builds(const Source& source, const PlacementSpec& spec) {
+bool kernel1_builds(const TupleSource& source, const PlacementSpec& spec) {
   if (!spec.tier->on_storage) return true;
-  if constexpr (std::is_same_v<Source, GraphDir>)
-    return !path_exists(CsrFiles::path_for(source.path(), spec.parts, spec.weighted && !spec.ids)) ||
-           (spec.weighted && spec.ids && !path_exists(CsrFiles::path_for(source.path(), spec.parts, true)));
+  if (const GraphDir* dir = source.dir())
+    return !path_exists(CsrFiles::path_for(dir->path(), spec.parts, spec.weighted && !spec.ids)) ||
+           (spec.weighted && spec.ids && !path_exists(CsrFiles::path_for(dir->path(), spec.parts, true)));
   return false;
 }
 
-template <class Id, class Source>
-void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topology& topo, int parts,
+template <class Id>
+void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const Topology& topo, int parts,
             const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
   r.spec = source.spec();
   PlacementSpec spec = placement_spec(cfg, parts);
@@ -303,9 +301,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Topo
   r.generation_time = kernel0<Id>(source, hooks, spec.counted);
   PlacedGraph<Id> pg;
   const PhaseProgress progress = [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); };
-  const TierOps<Id>& tier = tier_ops<Id>(*cfg.place.tier);
-  if constexpr (std::is_same_v<Source, GraphDir>) tier.prepare_dir(pg, source, spec, topo, progress);
-  else tier.prepare_generated(pg, source, spec, topo, progress);
+  tier_ops<Id>(*cfg.place.tier).prepare(pg, source, spec, topo, progress);
   pg.spec.counted = nullptr;
   counted = CountedDegrees();  // untaken (the CSR was there after all): its DRAM back before the searches
   search_and_summarize(r, cfg, source, pg, topo, hooks, busy_at_start);
@@ -334,15 +330,15 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler&
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
     if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.sssp);
     else check_tiered_batch<Id>(cfg, dir.spec(), r.validation.method);
-    run_on<Id>(r, cfg, dir, topo, parts, hooks, busy_at_start);
+    run_on<Id>(r, cfg, TupleSource(dir), topo, parts, hooks, busy_at_start);
     return r;
   }
-  if (!tier_ops<Id>(tier).prepare_generated)
+  if (tier.on_storage)
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
                             tier.name, cfg.spec.scale));
   check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr, cfg.kernels.sssp);
-  run_on<Id>(r, cfg, GeneratedEdges{Kronecker(cfg.spec)}, topo, parts, hooks, busy_at_start);
+  run_on<Id>(r, cfg, TupleSource(cfg.spec), topo, parts, hooks, busy_at_start);
   return r;
 }
 

@@ -23,7 +23,7 @@ struct ChunkBuffer {
   std::vector<char> raw;
 };
 
-// An edge source (GeneratedEdges, GraphDir) has spec(), chunk_edges(), chunk_count() and
+// An edge source (GeneratedEdges, GraphDir, TupleSource) has spec(), chunk_edges(), chunk_count() and
 // read_chunk(c, buffer) -> span<const Edge>: edges [c * chunk_edges, ...), thread-safe, in any order.
 // Calls fn(first_index, span<const Edge>) for every chunk, concurrently on the OpenMP team.
 template <class Source, class Fn>

@@ -1,5 +1,5 @@
-// What each tier does, by registration: its kernel 1 (from a graph directory, and from the generator where it
-// needs no directory) and its neighbour sources, for 32- and 64-bit ids. A tier is a type with a `static
+// What each tier does, by registration: its kernel 1 (from the run's tuples: a graph directory's, or the
+// generator's where it needs no directory) and its neighbour sources, for 32- and 64-bit ids. A tier is a type with a `static
 // constexpr Tier kTier`, a template `prepare`, and `with_bfs_source` (and `with_sssp_source` where it runs
 // kernel 3): given where the lists are (engine/adjacency.hpp), it calls fn with its source over them
 // (tiers/in_core.hpp is the shortest). One process wraps the source in its search here; an MPI rank wraps it
@@ -7,6 +7,8 @@
 // into an entry and register_tier adds it; the drivers find a run's tier by name (find_tier) and its
 // operations by the tier (tier_ops); tiers/builtin.hpp lists the built-in ones.
 #pragma once
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -14,31 +16,33 @@
 
 #include "bfs/graph_search.hpp"
 #include "bfs/hybrid_bfs.hpp"
+#include "core/error.hpp"
 #include "engine/adjacency.hpp"
 #include "engine/prepare.hpp"
 #include "engine/tier.hpp"
 #include "sssp/delta_stepping.hpp"
 #include "generators/edge_stream.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/tuple_source.hpp"
 
 namespace strata {
 
 // Kernel 1 of the tiers whose adjacency stays in the graph directory: the on-disk CSR built or reused, its
-// O(N) arrays and edge cache loaded (engine/prepare.hpp's prepare_tiered); such a tier adds its search.
+// O(N) arrays and edge cache loaded (engine/prepare.hpp's prepare_tiered); such a tier adds its search. The
+// drivers give such a tier a directory's tuples only (Tier::on_storage).
 struct OnStorageKernel1 {
   template <class Id>
-  static void prepare(PlacedGraph<Id>& pg, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
+  static void prepare(PlacedGraph<Id>& pg, const TupleSource& source, const PlacementSpec& spec, const Topology& topo,
                       const PhaseProgress& progress) {
-    prepare_tiered(pg, dir, spec, topo, progress);
+    if (!source.dir()) throw Error(fmt::format("internal error: --placement {} given no graph directory", spec.tier->name));
+    prepare_tiered(pg, *source.dir(), spec, topo, progress);
   }
 };
 
 template <class Id>
 struct TierOps {
-  void (*prepare_dir)(PlacedGraph<Id>&, const GraphDir&, const PlacementSpec&, const Topology&, const PhaseProgress&);
-  // Null where the tier needs a graph directory (on storage).
-  void (*prepare_generated)(PlacedGraph<Id>&, const GeneratedEdges&, const PlacementSpec&, const Topology&,
-                            const PhaseProgress&);
+  // Kernel 1 from the run's tuples (a tier on storage needs them from a graph directory).
+  void (*prepare)(PlacedGraph<Id>&, const TupleSource&, const PlacementSpec&, const Topology&, const PhaseProgress&);
   std::unique_ptr<GraphSearch<Id>> (*search)(const PlacedGraph<Id>&, const PlacementSpec&, const BfsOptions&);
   // Kernel 3 over the prepared weighted graph, with bucket width delta; null where the tier has none (a tier
   // without an `sssp` member) and for 64-bit ids.
@@ -97,13 +101,8 @@ constexpr bool kRunsSssp = requires(const Adjacency<Id, NodeWeight<Id>>& at, con
 template <class T, class Id>
 TierOps<Id> make_tier_ops() {
   TierOps<Id> ops{};
-  ops.prepare_dir = [](PlacedGraph<Id>& pg, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
-                       const PhaseProgress& progress) { T::template prepare<Id>(pg, dir, spec, topo, progress); };
-  if constexpr (!T::kTier.on_storage)
-    ops.prepare_generated = [](PlacedGraph<Id>& pg, const GeneratedEdges& source, const PlacementSpec& spec,
-                               const Topology& topo, const PhaseProgress& progress) {
-      T::template prepare<Id>(pg, source, spec, topo, progress);
-    };
+  ops.prepare = [](PlacedGraph<Id>& pg, const TupleSource& source, const PlacementSpec& spec, const Topology& topo,
+                   const PhaseProgress& progress) { T::template prepare<Id>(pg, source, spec, topo, progress); };
   ops.search = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, const BfsOptions& bfs) {
     return tier_search<T>(adjacency_of(pg), spec, bfs);
   };
