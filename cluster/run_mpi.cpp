@@ -318,8 +318,8 @@ void load_kernel3_rows(RunResult& r, DistGraph<Id>& g, TieredRows<Id>& rows, con
 
 // Kernel 1 for the placement, timed across the ranks (the slowest); in-core rows placed on --mem-nodes.
 // Kernel 3 (wshare: the weighted tuples) builds the weighted rows, and kernel 2's beside them when both run.
-template <class Id, class Source>
-DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const Source& source, const TupleShare<Source>& share,
+template <class Id>
+DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleSource& source, const TupleShare<TupleSource>& share,
                       const TupleShare<GeneratedEdges>* wshare, const Comm& comm, const RunHooks& hooks,
                       DistBuildReport& build, TieredRows<Id>& rows) {
   comm.barrier();
@@ -502,8 +502,8 @@ SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<G
 }
 
 // The rows on this rank's storage, in its report and (rank 0's figures, every rank's disk) the placement's.
-template <class Id, class Source>
-void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g,
+template <class Id>
+void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const TupleSource& source, const DistGraph<Id>& g,
                    const RankRowsReport& rr, const SearchTotals& totals, const Comm& comm) {
   mine.dram_bytes += rr.cache_bytes + rr.io_buffer_bytes;
   mine.rows_dir = rr.dir;
@@ -533,8 +533,8 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const S
 // What each rank holds and used, gathered on rank 0, and the placement lines: rank 0's cache and budget, every
 // rank's disk and reads.
 // search_state: the larger kernel's per-search arrays on this rank.
-template <class Id, class Source>
-void describe(RunResult& r, const RunConfig& cfg, const Source& source, const DistGraph<Id>& g, uint64_t search_state,
+template <class Id>
+void describe(RunResult& r, const RunConfig& cfg, const TupleSource& source, const DistGraph<Id>& g, uint64_t search_state,
               const RankRowsReport* rows, const DistBuildReport& build, const SearchTotals& totals,
               int slots, const Comm& comm) {
   r.validate_batch = cfg.validate ? std::min(slots, int(r.roots())) : 1;
@@ -565,12 +565,12 @@ void describe(RunResult& r, const RunConfig& cfg, const Source& source, const Di
   r.dram_bytes = comm.sum(mine.dram_bytes);
 }
 
-template <class Id, class Source>
-void run_on(RunResult& r, const RunConfig& cfg, const Source& source, const Comm& comm, const RunHooks& hooks) {
+template <class Id>
+void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const Comm& comm, const RunHooks& hooks) {
   r.spec = source.spec();
   const bool tiered = cfg.place.tier->on_storage;
   comm.all_or_none([&] { check_memory<Id>(r.spec, comm, tiered, cfg.place.dram_budget, cfg.kernels); });
-  const TupleShare<Source> share(source, comm);
+  const TupleShare<TupleSource> share(source, comm);
   // Kernel 3's tuples with their weights, drawn from the spec as one process draws them (a graph directory
   // stores no weights; its tuples are the spec's).
   std::optional<GeneratedEdges> weighted;

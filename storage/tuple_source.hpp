@@ -1,6 +1,6 @@
 // A run's tuples behind one type: a graph directory's (stored, or regenerated from its spec) or the generator's.
 // The drivers, the tiers' kernel 1 and the validators take it, so each is compiled once, not once for each kind
-// of list (the driver and the MPI backend were two copies of everything under their run loops).
+// of list (both drivers compiled their run loops, validation and kernel 1 twice, choosing with if-constexpr).
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
 // What each tier does, by registration: its kernel 1 (from the run's tuples: a graph directory's, or the
-// generator's where it needs no directory) and its neighbour sources, for 32- and 64-bit ids. A tier is a type with a `static
-// constexpr Tier kTier`, a template `prepare`, and `with_bfs_source` (and `with_sssp_source` where it runs
-// kernel 3): given where the lists are (engine/adjacency.hpp), it calls fn with its source over them
+// generator's where it needs no directory) and its neighbour sources, for 32- and 64-bit ids. A tier is a type
+// with a `static constexpr Tier kTier`, a template `prepare`, and `with_bfs_source` (and `with_sssp_source` where
+// it runs kernel 3): given where the lists are (engine/adjacency.hpp), it calls fn with its source over them
 // (tiers/in_core.hpp is the shortest). One process wraps the source in its search here; an MPI rank wraps it
 // in the rank's search (cluster/), so a tier is written once for both backends. make_tier_entry turns a tier
 // into an entry and register_tier adds it; the drivers find a run's tier by name (find_tier) and its
