@@ -19,6 +19,7 @@
 #include "apps/progress.hpp"
 #include "apps/report.hpp"
 #include "apps/tools.hpp"
+#include "apps/version.hpp"
 #include "generators/edge_digest.hpp"
 #include "generators/kronecker.hpp"
 #include "storage/atomic_dir.hpp"
@@ -223,14 +224,6 @@ int cmd_info(const std::string& dir) {
   }
   std::printf("checksums: ok\n");
   return 0;
-}
-
-std::string version_text() {
-  return fmt::format("strata {}\ncommit: {}\nbuild: {}{}\n-march=native: {}\nparts: OpenMP, libnuma, io_uring (liburing), "
-                     "libpmem, xxhash{}\n",
-                     STRATA_VERSION, STRATA_COMMIT, STRATA_BUILD_TYPE, STRATA_SANITIZED ? " + ASan/UBSan" : "",
-                     STRATA_MARCH_NATIVE ? "yes (this binary may not run on older CPUs; -DSTRATA_NATIVE=OFF to build without)" : "no",
-                     STRATA_WITH_MPI ? ", Open MPI" : "; not compiled in: Open MPI");
 }
 
 #if STRATA_WITH_MPI
