@@ -33,7 +33,7 @@ fi
 stage "configuring build/ (Release${STRATA_CMAKE_ARGS:+, $STRATA_CMAKE_ARGS})"
 # shellcheck disable=SC2086  # STRATA_CMAKE_ARGS holds several -D options, e.g. -DSTRATA_NATIVE=OFF
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${STRATA_CMAKE_ARGS:-} >/dev/null
-stage "building (about a minute on 2 cores)"
+stage "building (about 3 minutes on 2 cores)"
 if ! log=$(cmake --build build 2>&1); then
   printf '%s\n' "$log" >&2
   echo "setup: the build failed (above)" >&2
