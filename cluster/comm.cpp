@@ -175,6 +175,7 @@ double Comm::max(double x) const {
 }
 void Comm::sum_in_place(std::span<uint64_t> xs) const { reduce_in_place(xs.data(), xs.size(), MPI_UINT64_T, MPI_SUM); }
 void Comm::sum_in_place(std::span<uint32_t> xs) const { reduce_in_place(xs.data(), xs.size(), MPI_UINT32_T, MPI_SUM); }
+void Comm::max_in_place(std::span<uint64_t> xs) const { reduce_in_place(xs.data(), xs.size(), MPI_UINT64_T, MPI_MAX); }
 
 void Comm::reduce_in_place(void* xs, size_t count, MPI_Datatype type, MPI_Op op) const {
   int item = 0;

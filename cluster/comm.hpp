@@ -77,6 +77,7 @@ class Comm {
   double max(double x) const;
   void sum_in_place(std::span<uint64_t> xs) const;
   void sum_in_place(std::span<uint32_t> xs) const;
+  void max_in_place(std::span<uint64_t> xs) const;
   // xs[i] becomes the sum of xs[i] over the lower ranks (0 on rank 0).
   void exscan_in_place(std::span<uint64_t> xs) const;
 

@@ -51,6 +51,18 @@ class RankRelaxations {
   }
   uint64_t sum(uint64_t x) const { return comm_->sum(x); }
   uint64_t least(uint64_t x) const { return ~comm_->max(~x); }
+  template <size_t N>
+  std::array<uint64_t, N> sum(std::array<uint64_t, N> x) const {
+    comm_->sum_in_place(std::span<uint64_t>(x));
+    return x;
+  }
+  template <size_t N>
+  std::array<uint64_t, N> least(std::array<uint64_t, N> x) const {
+    for (uint64_t& v : x) v = ~v;
+    comm_->max_in_place(std::span<uint64_t>(x));
+    for (uint64_t& v : x) v = ~v;
+    return x;
+  }
   // answer(i) for each id by the rank holding it as local index i, in the order asked (collective). An id no rank
   // holds (a hole of the id space, from rows changed on storage) ends the run, named, before it is asked.
   template <class Answer>

@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -71,7 +72,8 @@ class ShortestPaths {
 //   kRemote                    lists name vertices held elsewhere; then also:
 //     send(v, d, parent)       relaxes v to d through parent at v's owner (from any OpenMP thread)
 //     take(improve)            after a round: improve(i, d, parent) for each relaxation sent here (collective)
-//   sum(x), least(x)           over the whole search (a rank: over every rank; collective)
+//   sum(x), least(x)           over the whole search (a rank: over every rank; collective); x a count, or an
+//                              std::array of them reduced element by element in one collective
 //   words_of(ids, answer)      (kRemote) for vertices held anywhere, answer(i) by the rank holding each as i: a
 //                              stage end's pull asks its neighbours' distances so (collective)
 //   finish(stats)              a search's counts summed likewise
@@ -87,6 +89,14 @@ struct OneProcessRelaxations {
   uint64_t ids(uint64_t n) const { return n; }
   uint64_t sum(uint64_t x) const { return x; }
   uint64_t least(uint64_t x) const { return x; }
+  template <size_t N>
+  std::array<uint64_t, N> sum(const std::array<uint64_t, N>& x) const {
+    return x;
+  }
+  template <size_t N>
+  std::array<uint64_t, N> least(const std::array<uint64_t, N>& x) const {
+    return x;
+  }
   void finish(SsspStats&) const {}
 };
 
@@ -162,11 +172,17 @@ class DeltaStepping final : public ShortestPaths<Id> {
     // once every tail due by then has been read.
     for (uint64_t b = 0; next_bucket(b, stats);) {
       std::vector<Id> settled, frontier = gather(b);  // settled: every vertex the bucket held, for its heavy edges
-      do {
+      uint64_t count = 0;  // the bucket's settled vertices on every rank: exact from the round that leaves none
+      for (bool more = true; more;) {
         relax_all(keep_current(frontier, b, settled), stats, /*light=*/true);
         frontier = gather(b);
-      } while (remote_.sum(frontier.size()) > 0);
-      if (const uint64_t count = remote_.sum(settled.size()); count > 0) {
+        // Whether a frontier is left anywhere and what the bucket settled, in one collective: across ranks each
+        // costs a latency, and a bucket makes several.
+        const std::array<uint64_t, 2> left = remote_.sum(std::array<uint64_t, 2>{frontier.size(), settled.size()});
+        more = left[0] > 0;
+        count = left[1];
+      }
+      if (count > 0) {
         ++stats.buckets;
         settled_ += count;
         // A vertex improved again within the bucket came back in a later light round: its heavy edges once. Most
@@ -233,19 +249,24 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // A stage ends where the next bucket lies at or past its cut (next_stage): the tails due by then are read first,
   // those due later are not needed. Due tails are looked for from bucket 0, not b: a stage end's push files tails
   // due below the bucket the search is at, and one left there was never read (a vertex settled, then improved).
+  // One collective a look: the next bucket, the window's next move and the first due tails, least over the ranks.
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
-      const uint64_t next = remote_.least(first_filled(bins_, b));
-      if (next == UINT64_MAX && file_far()) continue;
+      constexpr bool kTails = Source::kDefers;
+      const std::array<uint64_t, 4> least = remote_.least(std::array<uint64_t, 4>{
+          first_filled(bins_, b), far_least_.load(std::memory_order_relaxed),
+          kTails ? first_filled(due_, 0) : UINT64_MAX, kTails ? first_filled(due_long_, 0) : UINT64_MAX});
+      const uint64_t next = least[0];
+      if (next == UINT64_MAX && file_far(least[1])) continue;
       if constexpr (Source::kDefers) {
         const uint64_t upto = std::min(next, cut_ - 1);
-        if (const uint64_t due = remote_.least(first_filled(due_, 0)); due != UINT64_MAX && due <= upto) {
+        if (const uint64_t due = least[2]; due != UINT64_MAX && due <= upto) {
           mark_due(due_long_, cut_ - 1);
           mark_due(due_, cut_ - 1);
           read_heavy(stats);
           continue;
         }
-        if (const uint64_t due = remote_.least(first_filled(due_long_, 0)); due != UINT64_MAX && due <= upto) {
+        if (const uint64_t due = least[3]; due != UINT64_MAX && due <= upto) {
           mark_due(due_long_, upto);
           read_heavy(stats);
           continue;
@@ -314,7 +335,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
         pull_cost += times * source_.band_cost(Id(v), pull_limit(d, early));
       }
     }
-    if (last || remote_.sum(pull_cost) <= remote_.sum(push_cost)) {
+    if (last || [&] {
+          const std::array<uint64_t, 2> cost = remote_.sum(std::array<uint64_t, 2>{pull_cost, push_cost});
+          return cost[0] <= cost[1];
+        }()) {
       if (early > 0.0f) relax_both(early_, stats);  // on every rank: collective
       pull(settled_below, early, stats);
     } else {
@@ -673,14 +697,13 @@ class DeltaStepping final : public ShortestPaths<Id> {
     }
   }
 
-  // Once the window's buckets are empty on every rank: the window moves to far_least_ (the least over the ranks)
-  // and the far vertices within it are filed; false when none is left. A mark whose vertex has since moved into
+  // Once the window's buckets are empty on every rank: the window moves to `first` (far_least_'s least over the
+  // ranks) and the far vertices within it are filed; false when none is left. A mark whose vertex has since moved into
   // the window is dropped: it was filed then. One pass over the marks (a first one only to find the least read
   // every far word twice): the least bucket of the marks it keeps, lowered by every mark made after, is a lower
   // bound for the next move -- a kept vertex improved since may lie lower, and a window placed by it may be
   // empty; the pass that finds it so leaves the exact least.
-  bool file_far() {
-    const uint64_t first = remote_.least(far_least_.load(std::memory_order_relaxed));
+  bool file_far(uint64_t first) {
     if (first == UINT64_MAX) return false;
     const uint64_t settled_below = window_end_;  // every bucket of the old window is settled
     window_end_ = first + kWindow;
