@@ -50,7 +50,7 @@ class RankRelaxations {
                                  [&](Id i, const Relaxation& x) { return improve(i, x.d, x.parent); });
   }
   uint64_t sum(uint64_t x) const { return comm_->sum(x); }
-  uint64_t least(uint64_t x) const { return ~comm_->max(~x); }
+  uint64_t least(uint64_t x) const { return least(std::array<uint64_t, 1>{x})[0]; }
   template <size_t N>
   std::array<uint64_t, N> sum(std::array<uint64_t, N> x) const {
     comm_->sum_in_place(std::span<uint64_t>(x));

@@ -87,14 +87,12 @@ struct OneProcessRelaxations {
     return i;
   }
   uint64_t ids(uint64_t n) const { return n; }
-  uint64_t sum(uint64_t x) const { return x; }
-  uint64_t least(uint64_t x) const { return x; }
-  template <size_t N>
-  std::array<uint64_t, N> sum(const std::array<uint64_t, N>& x) const {
+  template <class T>  // a count or an array of them: over one process, itself
+  T sum(const T& x) const {
     return x;
   }
-  template <size_t N>
-  std::array<uint64_t, N> least(const std::array<uint64_t, N>& x) const {
+  template <class T>
+  T least(const T& x) const {
     return x;
   }
   void finish(SsspStats&) const {}
@@ -252,10 +250,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
   // One collective a look: the next bucket, the window's next move and the first due tails, least over the ranks.
   bool next_bucket(uint64_t& b, SsspStats& stats) {
     for (;;) {
-      constexpr bool kTails = Source::kDefers;
       const std::array<uint64_t, 4> least = remote_.least(std::array<uint64_t, 4>{
           first_filled(bins_, b), far_least_.load(std::memory_order_relaxed),
-          kTails ? first_filled(due_, 0) : UINT64_MAX, kTails ? first_filled(due_long_, 0) : UINT64_MAX});
+          Source::kDefers ? first_filled(due_, 0) : UINT64_MAX,
+          Source::kDefers ? first_filled(due_long_, 0) : UINT64_MAX});
       const uint64_t next = least[0];
       if (next == UINT64_MAX && file_far(least[1])) continue;
       if constexpr (Source::kDefers) {
@@ -335,10 +333,12 @@ class DeltaStepping final : public ShortestPaths<Id> {
         pull_cost += times * source_.band_cost(Id(v), pull_limit(d, early));
       }
     }
-    if (last || [&] {
-          const std::array<uint64_t, 2> cost = remote_.sum(std::array<uint64_t, 2>{pull_cost, push_cost});
-          return cost[0] <= cost[1];
-        }()) {
+    bool pull_them = last;
+    if (!last) {
+      const std::array<uint64_t, 2> cost = remote_.sum(std::array<uint64_t, 2>{pull_cost, push_cost});
+      pull_them = cost[0] <= cost[1];
+    }
+    if (pull_them) {
       if (early > 0.0f) relax_both(early_, stats);  // on every rank: collective
       pull(settled_below, early, stats);
     } else {
