@@ -43,13 +43,16 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Waits for a collective of the ending (on the alarm communicator) until the deadline; false if it passed.
+// Waits for a collective of the ending (on the alarm communicator) until the deadline; false if it passed. Gives
+// its core away between polls as Comm::wait does: the ranks already in the ending spun on the cores the ranks
+// still working (a long build step, a lock's retry) needed to reach it, with more ranks than cores.
 bool wait_until(MPI_Request& request, double deadline) {
-  for (;;) {
+  for (int polls = 0;; ++polls) {
     int done = 0;
     if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
     if (done) return true;
     if (seconds_now() > deadline) return false;
+    if (polls > 4096) ::sched_yield();
   }
 }
 

@@ -154,7 +154,9 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
 
 // Every rank's build lock on its rows (DIR/mpi-p<P>/.rank-<r>.lock), so a second run started while a first one
 // builds the rows waits, then reuses them, as one process does with its CSR. All ranks or none: a run holding
-// some ranks' locks while another run holds the rest would wait forever, so both let go and try again. Where
+// some ranks' locks while another run holds the rest would wait forever, so both let go and try again. Rank 0's
+// lock is taken first and the others only by the run that holds it, so two runs do not take the ranks' locks
+// crosswise and both retry (three runs on one --rank-dir could collide round after round). Where
 // the rows exist and their directory cannot be written (a read-only copy), nothing can build them: no lock.
 // Also clears what a killed build left (rank-<r>.tmp-<pid> of a dead process).
 DirLock lock_rows(const std::string& dir, const Comm& comm, const DistProgress& progress) {
@@ -163,19 +165,30 @@ DirLock lock_rows(const std::string& dir, const Comm& comm, const DistProgress& 
   for (int attempt = 0;; ++attempt) {
     DirLock lock;
     bool got = false;
-    comm.all_or_none([&] {
-      std::error_code ec;
-      std::filesystem::create_directories(parent, ec);
+    std::error_code made;  // why the rows' directory cannot be made (a read-only file system)
+    auto unwritable = [&] {
+      return Error(fmt::format("cannot keep this rank's rows in {}: {} (--rank-dir names a writable directory "
+                               "for them)", parent.string(), made.message()));
+    };
+    auto take = [&] {
       try {
         got = DirLock::try_file(lock_path, lock);
       } catch (const Error&) {
         if (path_exists(dir)) return (void)(got = true);  // stored rows on a read-only file system
-        if (!ec) throw;
-        throw Error(fmt::format("cannot keep this rank's rows in {}: {} (--rank-dir names a writable directory "
-                                "for them)", parent.string(), ec.message()));
+        if (!made) throw;
+        throw unwritable();
       }
+    };
+    comm.all_or_none([&] {
+      std::filesystem::create_directories(parent, made);
+      if (comm.root()) take();
+      else if (made && !path_exists(dir)) throw unwritable();  // now, not once rank 0's lock is free
     });
-    if (comm.sum(got ? 0 : 1) == 0) {
+    const bool first = comm.max(uint64_t(got ? 1 : 0)) == 1;  // rank 0's lock, or its stored rows read-only
+    if (first) comm.all_or_none([&] {
+      if (!comm.root()) take();
+    });
+    if (first && comm.sum(got ? 0 : 1) == 0) {
       if (lock.held()) remove_unfinished_builds(dir);
       return lock;
     }
