@@ -344,6 +344,25 @@ TEST_F(DistributedSssp, AskingTheDistanceOfNoRanksVertexIsRefused) {
       Error);
 }
 
+// Kernel 3's fused collectives: an array's sum and least lane by lane over the ranks, a lane no rank has
+// (UINT64_MAX: no next bucket, no due tail) staying none. A wrong fused least is not always caught by the
+// distances (a stage end's pull still converges), so it is checked here on its own.
+TEST_F(DistributedSssp, FusedSumsAndLeastsAreLaneByLaneOverTheRanks) {
+  RankRelaxations<Id> ranks(*g_, *world);
+  const uint64_t r = uint64_t(world->rank()), p = uint64_t(world->size());
+  const std::array<uint64_t, 4> mine{100 + r, 7 * (p - r), UINT64_MAX, r == p - 1 ? 5 : UINT64_MAX};
+  const std::array<uint64_t, 4> least = ranks.least(mine);
+  EXPECT_EQ(least[0], 100u);
+  EXPECT_EQ(least[1], 7u);
+  EXPECT_EQ(least[2], UINT64_MAX);
+  EXPECT_EQ(least[3], 5u);
+  const std::array<uint64_t, 2> sums = ranks.sum(std::array<uint64_t, 2>{r, 1});
+  EXPECT_EQ(sums[0], p * (p - 1) / 2);
+  EXPECT_EQ(sums[1], p);
+  EXPECT_EQ(ranks.least(uint64_t(50 + r)), 50u);
+  EXPECT_EQ(ranks.sum(uint64_t(2)), 2 * p);
+}
+
 TEST_F(DistributedSssp, DistancesAreOneProcessBits) {
   DeltaStepping<Id> one(*one_, 0.1f);
   std::vector<float> d(one_->n);
