@@ -43,16 +43,22 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Waits for a collective of the ending (on the alarm communicator) until the deadline; false if it passed. Gives
-// its core away between polls as Comm::wait does: the ranks already in the ending spun on the cores the ranks
-// still working (a long build step, a lock's retry) needed to reach it, with more ranks than cores.
+// Between polls of a request, after a few thousand of them, gives the core away: with more ranks than cores
+// (mpirun --oversubscribe), ranks spinning in a collective starved the one still working -- kernel 3's thousands
+// of collectives a search at -np 3 on 2 cores took 7 s instead of 0.01 s; ranks already in an ending spun on the
+// cores the ranks still working (a long build step, a lock's retry) needed to reach it.
+void yield_after(int polls) {
+  if (polls > 4096) ::sched_yield();
+}
+
+// Waits for a collective of the ending (on the alarm communicator) until the deadline; false if it passed.
 bool wait_until(MPI_Request& request, double deadline) {
   for (int polls = 0;; ++polls) {
     int done = 0;
     if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
     if (done) return true;
     if (seconds_now() > deadline) return false;
-    if (polls > 4096) ::sched_yield();
+    yield_after(polls);
   }
 }
 
@@ -76,15 +82,13 @@ Comm::~Comm() { MPI_Comm_free(&alarm_); }
 
 int Comm::cores_per_rank() const { return std::max(1, omp_get_num_procs() / local_size_); }
 
-// Polls rather than blocks (an alarm must be heard), and after a few thousand polls gives its core away between
-// polls: with more ranks than cores (mpirun --oversubscribe), ranks spinning in a collective starved the one
-// still working -- kernel 3's thousands of collectives a search at -np 3 on 2 cores took 7 s instead of 0.01 s.
+// Polls rather than blocks (an alarm must be heard), giving its core away between polls (yield_after).
 void Comm::wait(MPI_Request& request, const char* what) const {
   for (int polls = 0;; ++polls) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
-    if (polls > 4096) ::sched_yield();
+    yield_after(polls);
     int alarm = 0;
     MPI_Status status;
     check(MPI_Iprobe(MPI_ANY_SOURCE, kAlarmTag, alarm_, &alarm, &status), "Iprobe");
