@@ -177,13 +177,9 @@ nlohmann::json to_json(const RunResult& r) {
   if (!r.found(kBfsKernel)) j["searches"] = nlohmann::json::array();  // there when kernel 2 did not run, as before kernel 3
   for (const KernelRun& k : r.runs) {
     add_facts(j, k.settings);
+    if (r.validate) add_facts(j, k.validation.json);
     j[k.kernel->json] = nlohmann::json::array();
     for (const SearchRecord& s : k.searches) j[k.kernel->json].push_back(search_json(r, s));
-  }
-  if (r.kernels.sssp && r.placement.tier->on_storage && r.validate) {
-    j["sssp_validate_batch"] = r.sssp_validate_batch;
-    j["sssp_validation_passes"] = r.validation.sssp_passes;
-    j["sssp_validation_lent_cache"] = r.validation.sssp_lent_cache;
   }
   j["dram_bytes"] = r.dram_bytes;
   j["num_mpi_processes"] = r.mpi_processes;
@@ -196,21 +192,19 @@ nlohmann::json to_json(const RunResult& r) {
 // How the searches were validated, in one line after the block.
 std::string validation_line(const RunResult& r) {
   const ValidationReport& v = r.validation;
-  // Kernel 3 on storage: its searches are checked against its own weighted CSR, a batch a pass.
-  const std::string sssp_passes =
-      fmt::format("{} pass{} of up to {} search{}", v.sssp_passes, v.sssp_passes == 1 ? "" : "es", r.sssp_validate_batch,
-                  r.sssp_validate_batch == 1 ? "" : "es") +
-      (v.sssp_lent_cache ? ", the edge cache lent to them" : "");
-  const std::string stored_sssp = r.kernels.sssp && r.placement.tier->on_storage && r.ranks.empty()  // one process
-                                      ? "; SSSP by rules R1-R7 and a parent-cycle check over kernel 1's weighted on-disk "
-                                        "CSR, " + sssp_passes
-                                      : "";
-  if (v.method == ValidationMethod::kCsr && r.placement.tier->on_storage && !r.kernels.bfs)
-    return fmt::format("validation: every SSSP search checked by rules R1-R7 and a parent-cycle check over kernel 1's "
-                       "weighted on-disk CSR (its blocks' checksums checked; the CSR itself is not certified against "
-                       "the input tuples, as with the reference's REUSE_CSR_FOR_VALIDATION), {}{} ({:.2f} s)\n",
-                       sssp_passes, v.cache_reload_time > 0 ? fmt::format(", reloaded in {:.2f} s", v.cache_reload_time) : "",
-                       v.time);
+  // The kernels checked their own way (kernel 3's rules), each a clause after kernel 2's method.
+  std::string own;
+  for (const KernelRun& k : r.runs)
+    if (!k.validation.checked_by.empty())
+      own += fmt::format("; {} {}{}", k.kernel->title, k.validation.checked_by,
+                         k.validation.passes.empty() ? "" : ", " + k.validation.passes);
+  const KernelRun* first = r.runs.empty() ? nullptr : &r.runs.front();
+  if (first && !r.found(kBfsKernel) && !first->validation.passes.empty())  // on storage, alone: the line is its own
+    return fmt::format("validation: every {} checked {} (its blocks' checksums checked; the CSR itself is not "
+                       "certified against the input tuples, as with the reference's REUSE_CSR_FOR_VALIDATION), {}{} "
+                       "({:.2f} s)\n",
+                       first->kernel->search, first->validation.checked_by, first->validation.passes,
+                       v.cache_reload_time > 0 ? fmt::format(", reloaded in {:.2f} s", v.cache_reload_time) : "", v.time);
   if (v.method == ValidationMethod::kCsr && r.placement.tier->on_storage) {
     std::string line = fmt::format(
         "validation: every search checked against kernel 1's on-disk CSR (its blocks' checksums checked; the CSR itself "
@@ -219,16 +213,15 @@ std::string validation_line(const RunResult& r) {
         v.csr_passes, v.csr_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es", v.time);
     if (v.lent_cache) line += fmt::format(", the edge cache lent to them and reloaded in {:.2f} s", v.cache_reload_time);
     if (v.tuple_passes > 0) line += fmt::format("; {} deep tree{} against the tuples", v.tuple_passes, v.tuple_passes == 1 ? "" : "s");
-    return line + ")" + stored_sssp + "\n";
+    return line + ")" + own + "\n";
   }
   if (v.method == ValidationMethod::kCsr)
     return fmt::format("validation: every search checked against kernel 1's CSR in DRAM ({:.2f} s), which one pass "
                        "over the input tuples certified equal to them ({:.2f} s){}\n",
-                       v.time, v.certificate_time,
-                       r.kernels.sssp ? "; SSSP by rules R1-R7 and a parent-cycle check, against the CSR's weights, certified with it" : "");
+                       v.time, v.certificate_time, own);
   return fmt::format("validation: every search checked against the input tuples, {} pass{} of up to {} search{} ({:.2f} s){}\n",
                      v.tuple_passes, v.tuple_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es",
-                     v.time, stored_sssp);
+                     v.time, own);
 }
 
 // Every kernel's searches.

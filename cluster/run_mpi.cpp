@@ -21,6 +21,7 @@
 #include "core/timer.hpp"
 #include "core/units.hpp"
 #include "driver/kernel_loop.hpp"
+#include "driver/sssp_searches.hpp"
 #include "engine/adjacency.hpp"
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
@@ -370,6 +371,7 @@ struct DistValidation {
   const RunHooks& hooks;
   RunResult& r;
   bool sssp;                       // kernel 3's searches
+  int passes = 0;                  // this kernel's passes over the tuples
   std::vector<size_t> waiting{};   // searches in the batch
   double busy = 0;                 // seconds spent on the batch so far
 
@@ -389,6 +391,7 @@ struct DistValidation {
       r.record_verdict(sssp ? kSsspKernel : kBfsKernel, waiting[j], verdicts[j], each);
     }
     ++r.validation.tuple_passes;
+    ++passes;
     waiting.clear();
     busy = 0;
   }
@@ -474,6 +477,8 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   RunHooks shown = hooks;
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, r.run(kSssp ? kSsspKernel : kBfsKernel).searches, shown, kSssp ? "kernel 3" : "kernel 2");
+  if (kSssp && validation && cfg.place.tier->on_storage)  // its passes among the ranks' passes over the tuples
+    r.run(kSsspKernel).validation = sssp_validation(false, false, validation->passes, std::min(slots, int(roots.size())), false);
   return kernel.totals;
 }
 

@@ -13,7 +13,7 @@ namespace strata {
 struct Hash64 {
   uint64_t value;
 };
-using FactValue = std::variant<uint64_t, double, Hash64>;
+using FactValue = std::variant<uint64_t, double, Hash64, bool>;
 
 struct SearchFacts {
   std::vector<std::pair<const char*, FactValue>> list;  // (JSON key, value), keys unique

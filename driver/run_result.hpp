@@ -41,9 +41,6 @@ struct ValidationReport {
   bool lent_cache = false;
   double cache_reload_time = 0;
   CsrPassPhases csr_phases;  // kernel 2's passes
-  // Kernel 3 on storage: its passes over its weighted on-disk CSR, and whether its edge cache was lent to them.
-  int sssp_passes = 0;
-  bool sssp_lent_cache = false;
 };
 
 // A Graph500 kernel as its results are reported.
@@ -101,11 +98,22 @@ struct SearchRecord {
   SearchFacts facts{};
 };
 
-// One kernel's part of a run: its searches by root, and its own settings as JSON keys (kernel 3's sssp_delta).
+// How a kernel checked its searches where that is its own, beside kernel 2's method (ValidationReport): kernel
+// 3's rules over its weighted CSR. Its driver fills it; the front end writes it as it is: the validation line's
+// clause ("SSSP " + checked_by + ", " + passes) and the JSON keys.
+struct KernelValidation {
+  std::string checked_by{};  // "by rules R1-R7 and ... over kernel 1's weighted on-disk CSR"; empty: no clause
+  std::string passes{};      // "2 passes of up to 3 searches, the edge cache lent to them"; empty: none of its own
+  SearchFacts json{};        // e.g. sssp_validate_batch, sssp_validation_passes, sssp_validation_lent_cache
+};
+
+// One kernel's part of a run: its searches by root, its own settings as JSON keys (kernel 3's sssp_delta), and
+// its own validation's account.
 struct KernelRun {
   const KernelInfo* kernel;
   std::vector<SearchRecord> searches{};
   SearchFacts settings{};
+  KernelValidation validation{};
 };
 
 // MPI: one rank's part of the graph and what it used.
@@ -142,7 +150,6 @@ struct RunResult {
   double generation_time = 0, construction_time = 0;
   KernelSet kernels;
   std::vector<KernelRun> runs;  // each kernel as it ran, in the reference's order (BFS first)
-  int sssp_validate_batch = 1;  // on storage: kernel 3's searches a validation pass
   std::vector<std::pair<std::string, double>> statistics;    // GRAPH500.md section 4, by spec name; empty on failure
   std::string failure;                                        // why validation failed; empty if it did not
   std::vector<std::string> measurement_warnings;

@@ -45,13 +45,15 @@ struct SsspStoredValidation {
   PlacedGraph<Id>& pg;
   RunResult& result;
   const RunHooks& hooks;
+  int& passes;  // kernel 3's passes over its files
   SsspStoredBatch<Id> batch;
   bool lend_cache;
   std::vector<size_t> waiting{};
   double busy = 0;
 
-  SsspStoredValidation(PlacedGraph<Id>& g, RunResult& r, const RunHooks& h, const CsrPassPlan& plan)
-      : pg(g), result(r), hooks(h), batch(g.g, g.kernel3_files(), g.report.csr_dir, plan.slots), lend_cache(plan.lend_cache) {}
+  SsspStoredValidation(PlacedGraph<Id>& g, RunResult& r, const RunHooks& h, int& p, const CsrPassPlan& plan)
+      : pg(g), result(r), hooks(h), passes(p), batch(g.g, g.kernel3_files(), g.report.csr_dir, plan.slots),
+        lend_cache(plan.lend_cache) {}
 
   void add(size_t index, const SsspWords<Id>& s, std::span<int32_t> scratch, bool more) {
     const double t0 = now();
@@ -66,7 +68,7 @@ struct SsspStoredValidation {
   }
   void check(bool more) {
     lent_pass(pg, true, lend_cache, more, waiting, busy, result, hooks, [&] {
-      ++result.validation.sssp_passes;
+      ++passes;
       return batch.check();
     }, [&](size_t i, const Verdict& v, double seconds) { result.record_verdict(kSsspKernel, i, v, seconds); });
   }
@@ -83,6 +85,7 @@ struct SsspKernel {
   const std::vector<Id>& internal;
   NumaArray<float>& by_label;  // n floats: the facts' distances by input label, then the validator's levels
   std::optional<SsspStoredValidation<Id>>& stored;  // on storage, batched; else each at once
+  int& passes;  // on storage: passes over kernel 3's files
   SsspStats stats{};
 
   void search(size_t i) { stats = sssp.search(internal[i]); }
@@ -98,7 +101,7 @@ struct SsspKernel {
     const std::span<int32_t> level{reinterpret_cast<int32_t*>(by_label.data()), by_label.size()};
     if (stored) return stored->add(i, check, level, more);
     const double v0 = now();
-    if (pg.report.tier->on_storage) ++result.validation.sssp_passes;
+    if (pg.report.tier->on_storage) ++passes;
     const Verdict v = pg.report.tier->on_storage ? check_sssp_stored<Id>(pg.g, pg.kernel3_files(), check, level)
                                                  : check_sssp<Id>(pg.g, pg.weights.data(), check, level);
     result.record_verdict(kSsspKernel, i, v, now() - v0);
@@ -115,6 +118,26 @@ struct SsspKernel {
       }
   }
 };
+
+// Kernel 3's own validation as the front end tells it (KernelValidation): in DRAM, against the certified CSR's
+// weights; on storage (one process, or each rank's batches against the tuples: `stored` false, no clause) its
+// passes, `batch` searches a pass at most.
+inline KernelValidation sssp_validation(bool in_dram, bool stored, int passes, int batch, bool lent) {
+  KernelValidation v;
+  if (in_dram) {
+    v.checked_by = "by rules R1-R7 and a parent-cycle check, against the CSR's weights, certified with it";
+    return v;
+  }
+  if (stored) {
+    v.checked_by = "by rules R1-R7 and a parent-cycle check over kernel 1's weighted on-disk CSR";
+    v.passes = fmt::format("{} pass{} of up to {} search{}{}", passes, passes == 1 ? "" : "es", batch,
+                           batch == 1 ? "" : "es", lent ? ", the edge cache lent to them" : "");
+  }
+  v.json.add("sssp_validate_batch", uint64_t(batch));
+  v.json.add("sssp_validation_passes", uint64_t(passes));
+  v.json.add("sssp_validation_lent_cache", lent);
+  return v;
+}
 
 // Kernel 3's search over the prepared graph: its tier's.
 template <class Id>
@@ -134,15 +157,19 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
   } else {
     NumaArray<float> by_label(pg.g.n);
     std::optional<SsspStoredValidation<Id>> stored;
-    if (cfg.validate && pg.report.tier->on_storage) {
+    const bool on_storage = pg.report.tier->on_storage;
+    int passes = 0, batch = 1;
+    bool lent = false;
+    if (cfg.validate && on_storage) {
       const CsrPassPlan plan = csr_pass_plan<Id, SsspStoredBatch<Id>>(
           pg, cfg.validate_batch, int(roots.size()), cfg.place.dram_budget > 0, pg.weighted_cache.entries_bytes());
-      if (plan.slots > 1) stored.emplace(pg, result, hooks, plan);
-      result.sssp_validate_batch = std::max(plan.slots, 1);
-      result.validation.sssp_lent_cache = plan.slots > 1 && plan.lend_cache;
+      if (plan.slots > 1) stored.emplace(pg, result, hooks, passes, plan);
+      batch = std::max(plan.slots, 1);
+      lent = plan.slots > 1 && plan.lend_cache;
     }
-    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, by_label, stored};
+    SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, by_label, stored, passes};
     time_searches(kernel, roots, result.run(kSsspKernel).searches, hooks, "kernel 3");
+    if (cfg.validate) result.run(kSsspKernel).validation = sssp_validation(!on_storage, true, passes, batch, lent);
   }
 }
 

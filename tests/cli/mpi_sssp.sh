@@ -58,6 +58,12 @@ expect "out-of-core ranks: the weighted rows on each rank's storage, tails read"
 import json; j = json.load(open('$tmp/ooc.json'))
 assert j['csr_dir'].endswith('/mpi-w-p2/rank-<r>') and j['on_mem_edges'] == 1, j['csr_dir']
 assert all(s['bytes_read'] > 0 and s['stage_ends'] >= 2 for s in j['sssp_searches'])"
+# Kernel 3's own validation account under mpirun: its searches' batch and passes over the tuples (it said 1 and
+# 0 whatever the ranks did).
+expect "out-of-core ranks: kernel 3's validation batch and passes" python3 -c "
+import json; j = json.load(open('$tmp/ooc.json'))
+k = (j['sssp_validate_batch'], j['sssp_validation_passes'], j['sssp_validation_lent_cache'])
+assert k == (4, 1, False) and j['validation_tuple_passes'] == 1, k"
 expect "out-of-core ranks: the rank directories" bash -c "test -f '$tmp/t/mpi-w-p2/rank-0/csr.hdr' && test -f '$tmp/t/mpi-w-p2/rank-1/csr.hdr'"
 mpi 3 run --graph "$tmp/t" --placement dax --kernel both --roots 4 --threads 1 "${wide[@]}" --json "$tmp/dax.json" >"$tmp/dax.txt" 2>&1
 expect "dax ranks, both kernels: exit 0" test $? -eq 0
