@@ -13,9 +13,8 @@
 #include "core/ids.hpp"
 #include "core/timer.hpp"
 #include "core/units.hpp"
-#include "driver/kernel_loop.hpp"
+#include "driver/kernels.hpp"
 #include "driver/search_validation.hpp"
-#include "driver/sssp_searches.hpp"
 #include "driver/validation_plan.hpp"
 #include "storage/atomic_dir.hpp"
 #include "storage/graph_dir.hpp"
@@ -35,12 +34,6 @@ PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   return spec;
 }
 
-// The search for a prepared graph: its tier's (the hybrid kernel over the tier's neighbour source).
-template <class Id>
-std::unique_ptr<GraphSearch<Id>> make_search(const PlacedGraph<Id>& pg, const RunConfig& cfg) {
-  return tier_ops<Id>(*pg.report.tier).search(pg, cfg.place, cfg.bfs);
-}
-
 // Roots exactly as the reference chooses them: vertices with an edge other than self-loops.
 template <class Id>
 std::vector<uint64_t> graph500_roots(const Csr<Id>& g, const KroneckerSpec& spec, int count) {
@@ -52,16 +45,6 @@ std::vector<uint64_t> graph500_roots(const Csr<Id>& g, const KroneckerSpec& spec
   return roots;
 }
 
-// A planted error, after timing: proves the run catches it (--debug-corrupt-search).
-template <class Id>
-void plant_cycle(Id* parent, uint64_t n, uint64_t root) {
-  for (uint64_t v = 0; v < n; ++v)
-    if (parent[v] != kNoVertex<Id> && v != root) {
-      parent[v] = Id(v);
-      return;
-    }
-}
-
 // A planted kernel-1 error (--debug-corrupt-csr): two vertices of different degrees trade input labels, so
 // their edges move; the searches stay consistent with the damaged graph, only the certificate can tell.
 template <class Id>
@@ -71,101 +54,10 @@ void swap_two_labels(Csr<Id>& g) {
   if (b < g.n) std::swap(g.to_input[0], g.to_input[b]);
 }
 
-// A tiered run's validation method and, against the on-disk CSR, its plan. Left to choose (--validate-against
-// auto), it takes the on-disk CSR only where that needs fewer passes than the tuples (a tight budget), since
-// the tuples are the input itself.
+// Everything a result says of the prepared graph and the run around the searches; held: what each kernel that
+// ran held (KernelFootprint).
 template <class Id>
-std::optional<CsrPassPlan> plan_tiered_validation(RunResult& result, const RunConfig& cfg, const PlacedGraph<Id>& pg,
-                                                  int count) {
-  const bool budget_given = cfg.place.dram_budget > 0;
-  if (!cfg.validate || !pg.report.tier->on_storage || result.validation.method == ValidationMethod::kTuples) return {};
-  auto passes = [&](int slots) { return slots > 0 ? (count + slots - 1) / slots : INT32_MAX; };
-  if (result.validation.method == ValidationMethod::kAuto && cfg.validate_batch > 0) {
-    result.validation.method = ValidationMethod::kTuples;  // a batch asked for: as many passes either way
-  } else if (result.validation.method == ValidationMethod::kAuto) {
-    const CsrPassPlan fit = csr_pass_plan(pg, 0, count, budget_given, pg.dram.edge_cache);
-    const bool fewer = passes(fit.slots) < passes(validation_batch(pg, 0, count, budget_given));
-    result.validation.method = fewer ? ValidationMethod::kCsr : ValidationMethod::kTuples;
-  }
-  if (result.validation.method != ValidationMethod::kCsr) return {};
-  CsrPassPlan plan = csr_pass_plan(pg, cfg.validate_batch, count, budget_given, pg.dram.edge_cache);
-  if (plan.slots == 0)
-    throw Error("--validate-against csr cannot check even one search a pass against the on-disk CSR: it needs " +
-                plan.why_not + " (use --validate-against tuples)");
-  return plan;
-}
-
-// Kernel 2 for time_searches: the hybrid BFS into one output array, each search then planted with a fault
-// if a test asks, traced, and validated by the method chosen -- against the certified CSR right away
-// (in-core), against the on-disk CSR in spilled batches (tiered), or against the tuples in packed batches.
-template <class Id, class Source>
-struct BfsKernel {
-  const RunConfig& cfg;
-  const RunHooks& hooks;
-  RunResult& result;
-  PlacedGraph<Id>& pg;
-  GraphSearch<Id>& bfs;
-  const std::vector<uint64_t>& roots;
-  const std::vector<Id>& internal;
-  const std::optional<CsrValidator<Id>>& csr;
-  NumaArray<Id>& parent;  // the search's output, in input labels
-  TupleValidation<Id, Source>& tuples;
-  std::optional<CsrPassValidation<Id, Source>>& on_disk;
-  SearchStats stats{};
-
-  void search(size_t i) { stats = bfs.search(internal[i], parent.data()); }
-  uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
-  void searched(size_t i, bool more) {
-    if (hooks.plant.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
-    if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
-    SearchRecord& record = result.run(kBfsKernel).searches[i];
-    record.io = stats.io;
-    record.facts = search_facts(stats, *pg.report.tier, false);
-    const SearchToCheck<Id> check{roots[i], parent.data(), record.nedge};
-    if (csr) {
-      const double v0 = now();
-      const Verdict v = csr->check(check, bfs.idle_memory());
-      tuples.record(i, v, now() - v0);
-    } else if (on_disk) {
-      on_disk->add(i, check, internal[i], more);
-    } else if (cfg.validate) {
-      tuples.add(i, check);
-      if (!more) tuples.check();
-    }
-  }
-};
-
-// Kernel 2 and its validation: the validation chosen and set up, then the timing loop. csr: the certified
-// in-core CSR when validating against it.
-template <class Id, class Source>
-void run_searches(RunResult& result, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
-                  GraphSearch<Id>& bfs, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
-                  const std::optional<CsrValidator<Id>>& csr, const RunHooks& hooks) {
-  const int count = int(roots.size());
-  const std::optional<CsrPassPlan> plan = plan_tiered_validation(result, cfg, pg, count);
-  result.validate_batch = !cfg.validate || csr ? 1
-                          : plan               ? plan->slots
-                                               : validation_batch(pg, cfg.validate_batch, count, cfg.place.dram_budget > 0);
-  if (plan) {
-    result.validation.lent_cache = plan->lend_cache;
-    result.validation.spill_bytes = plan->disk;
-    pg.dram.validation_batch = plan->dram;
-  }
-  NumaArray<Id> parent(pg.g.n);
-  TupleValidation<Id, Source> tuples(source, bfs, result, hooks, pg.g.n,
-                                     cfg.validate && !csr && !plan ? result.validate_batch : 1);
-  std::optional<CsrPassValidation<Id, Source>> on_disk;
-  if (plan) on_disk.emplace(pg, source, bfs, parent, result, hooks, *plan);
-  BfsKernel<Id, Source> kernel{cfg, hooks, result, pg, bfs, roots, internal, csr, parent, tuples, on_disk};
-  time_searches(kernel, roots, result.run(kBfsKernel).searches, hooks, "kernel 2");
-}
-
-// Everything a result says of the prepared graph and the run around the searches.
-// bfs: kernel 2's search (null: kernel 3 alone, in-core).
-// sssp: kernel 3's search (null: kernel 2 alone).
-template <class Id>
-void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bfs, const ShortestPaths<Id>* sssp,
-              const Topology& topo) {
+void describe(RunResult& r, const PlacedGraph<Id>& pg, const std::vector<KernelFootprint>& held, const Topology& topo) {
   r.parts = pg.partitioning.parts();
   r.partitions = pg.partitioning.describe();
   r.numa_nodes = topo.nodes();
@@ -174,50 +66,45 @@ void describe(RunResult& r, const PlacedGraph<Id>& pg, const GraphSearch<Id>* bf
   r.construction_time = pg.construction_time;
   r.placement = pg.report;
   r.dram = pg.dram;
-  const bool on_disk = pg.report.tier->on_storage && r.validation.method == ValidationMethod::kCsr;
-  const bool packed = r.validate && r.validation.method == ValidationMethod::kTuples && r.validate_batch > 1;
-  const uint64_t in_place_bits = r.validate && !packed && !on_disk ? (pg.g.n + 63) / 64 * sizeof(uint64_t) : 0;
-  if (!on_disk) r.dram.validation_batch = packed ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
-  // On storage, what is allocated: graph metadata, cache index, and the larger kernel's search and output (kernel
-  // 2's pages are given back before kernel 3's are touched); kernel 3's result is its state, and beside it
-  // the distances by label (then validation's levels) and validation's confirmed bits.
-  const uint64_t kernel2 = bfs ? bfs->state_bytes() + pg.g.n * sizeof(Id) + in_place_bits : 0;
-  const uint64_t kernel3 = sssp ? sssp->state_bytes() + sssp_beside_state_bytes(pg.g.n) : 0;
-  if (pg.report.tier->on_storage) r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + std::max(kernel2, kernel3);
-  r.io_buffer_bytes = std::max(bfs ? bfs->io_buffer_bytes() : 0, sssp ? sssp->io_buffer_bytes() : 0);
-  r.registered_buffers = bfs && bfs->registered_buffers();
+  const bool on_disk = validated_on_disk(r, *pg.report.tier);
+  if (!on_disk) r.dram.validation_batch = validated_packed(r) ? BatchValidator<Id>::batch_bytes(pg.g.n, r.validate_batch) : 0;
+  // On storage, what is allocated: graph metadata, cache index, and the larger kernel's search and output (each
+  // kernel's pages are given back before the next one's are touched).
+  uint64_t state = 0, searches = 0;
+  r.io_buffer_bytes = 0;
+  r.registered_buffers = false;
+  for (const KernelFootprint& k : held) {
+    state = std::max(state, k.state);
+    searches += k.accounted;
+    r.io_buffer_bytes = std::max(r.io_buffer_bytes, k.io_buffers);
+    r.registered_buffers = r.registered_buffers || k.registered_buffers;
+  }
+  if (pg.report.tier->on_storage) r.dram.state = pg.g.bytes() + pg.cache_index().bytes() + state;
   // A lent edge cache is given back to the pass: the larger of the two is the peak.
   const uint64_t lent = r.validation.lent_cache ? std::min(r.dram.edge_cache, r.dram.validation_batch) : 0;
-  r.dram_bytes = pg.dram.graph + (bfs ? search_state_bytes(pg.g.n, sizeof(Id), 1) : 0) + r.io_buffer_bytes +
-                 r.dram.validation_batch - lent;
-  if (r.kernels.sssp) r.dram_bytes += sssp_search_bytes(pg.g.n);
+  r.dram_bytes = pg.dram.graph + searches + r.io_buffer_bytes + r.dram.validation_batch - lent;
   if (r.validate && r.validation.method == ValidationMethod::kCsr && !on_disk)
     r.dram_bytes += csr_validation_bytes(pg.g.n, pg.g.directed_edges(), sizeof(Id));
 }
 
+// The kernels asked, in the reference's order (kernels.hpp), on one graph and the same roots; a kernel runs only
+// while every search before it is valid.
 template <class Id, class Source>
 void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& source, PlacedGraph<Id>& pg,
                           const Topology& topo, const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
   if (hooks.plant.corrupt_csr) swap_two_labels(pg.g);
-  // Kernel 3 alone allocates no BFS state; after kernel 2, its state's pages go back before kernel 3's.
-  const std::unique_ptr<GraphSearch<Id>> bfs = cfg.kernels.bfs ? make_search(pg, cfg) : nullptr;
-  std::unique_ptr<ShortestPaths<Id>> sssp;  // made once kernel 2 is done and its pages given back
   pin_threads(pg.partitioning, topo, r.threads);
   const std::vector<uint64_t> roots = graph500_roots(pg.g, source.spec(), cfg.roots);
   const std::vector<Id> internal = internal_ids(pg.g, roots);
-  // In-core, against kernel 1's CSR: certified once for both kernels, the weights too.
+  // In-core, against kernel 1's CSR: certified once for every kernel, the weights too.
   const bool against_csr = cfg.validate && !pg.report.tier->on_storage && r.validation.method == ValidationMethod::kCsr;
   const std::optional<CsrValidator<Id>> csr = against_csr ? certify_csr(r, source, pg, hooks) : std::nullopt;
-  if (!against_csr || csr) {
-    if (cfg.kernels.bfs) run_searches(r, cfg, source, pg, *bfs, roots, internal, csr, hooks);
-    if (bfs && cfg.kernels.sssp) bfs->release_idle_memory();
-    if (cfg.kernels.sssp && r.ok()) {
-      ready_kernel3_lists(pg, [&](const std::string& phase, uint64_t d, uint64_t t) { hooks.report(phase, d, t); });
-      sssp = make_sssp(pg, cfg);
-      run_sssp_searches(r, cfg, pg, *sssp, roots, internal, hooks);
-    }
-  }
-  describe(r, pg, bfs.get(), sssp.get(), topo);
+  std::vector<KernelFootprint> held;
+  const KernelContext<Id, Source> context{r, cfg, source, pg, roots, internal, csr, hooks};
+  for_each_kernel(cfg.kernels, [&](auto kernel) {
+    if ((!against_csr || csr) && r.ok()) held.push_back(decltype(kernel)::run(context));
+  });
+  describe(r, pg, held, topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.timed());
   r.measurement_warnings = measurement_warnings(*r.timed().front().second, busy_at_start.value(), r.threads);
@@ -313,11 +200,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler&
   const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
   const Tier& tier = *cfg.place.tier;
   const bool in_core = !tier.on_storage;
-  if (cfg.kernels.sssp && !tier_ops<uint32_t>(tier).sssp)
-    throw Error(fmt::format("kernel 3 (--kernel {}) does not run on --placement {}", cfg.kernels.name(), tier.name));
-  if (cfg.kernels.sssp && cfg.validate_against == ValidationMethod::kTuples)
-    throw Error("kernel 3 is validated against kernel 1's weighted CSR (in-core: certified against the tuples); "
-                "--validate-against tuples applies to --kernel bfs alone");
+  for_each_kernel(cfg.kernels, [&](auto kernel) { decltype(kernel)::check(cfg); });
   RunResult r = result_for(cfg);
   // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
   // Kernel 3 alone on storage is checked against its weighted on-disk CSR.

@@ -5,18 +5,46 @@
 //   nedge(i)           untimed: the reference's count for the search just run
 //   searched(i, more)  untimed: whatever follows a search (traces, validation); more: another search follows
 // and, across processes (cluster/run_mpi.cpp), align() before a search starts and slowest(seconds), the time
-// every process agrees on. BFS (kernel 2) is graph500.cpp's BfsKernel and run_mpi.cpp's DistBfsKernel; SSSP
-// (kernel 3) sssp_searches.hpp's SsspKernel and run_mpi.cpp's DistSsspKernel.
+// every process agrees on. BFS (kernel 2) is bfs_searches.hpp's BfsKernel, SSSP (kernel 3) sssp_searches.hpp's
+// SsspKernel; under mpirun both are run_mpi.cpp's DistKernel.
 #pragma once
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/timer.hpp"
 #include "driver/run_result.hpp"
+#include "engine/prepare.hpp"
+#include "validate/csr_validator.hpp"
 
 namespace strata {
+
+// What a kernel's run in one process is given (driver/kernels.hpp): the result to fill, the run's options, the
+// tuples (its validation's input), the prepared graph, the roots (input labels) and their internal ids, kernel
+// 1's CSR where the run validates against it in DRAM (certified once for every kernel), and the hooks.
+template <class Id, class Source>
+struct KernelContext {
+  RunResult& r;
+  const RunConfig& cfg;
+  const Source& source;
+  PlacedGraph<Id>& pg;
+  const std::vector<uint64_t>& roots;
+  const std::vector<Id>& internal;
+  const std::optional<CsrValidator<Id>>& csr;
+  const RunHooks& hooks;
+};
+
+// What a kernel's searches held, for the run's DRAM account (graph500.cpp's describe): its arrays and what it
+// kept beside them (on storage the run counts the larger kernel's: each gives its pages back before the next
+// starts), its term of the run's dram_bytes, and its I/O buffers.
+struct KernelFootprint {
+  uint64_t state = 0;
+  uint64_t accounted = 0;
+  uint64_t io_buffers = 0;
+  bool registered_buffers = false;
+};
 
 template <class Kernel>
 void time_searches(Kernel& kernel, const std::vector<uint64_t>& roots, std::vector<SearchRecord>& records,

@@ -58,6 +58,7 @@ inline constexpr KernelInfo kBfsKernel{"bfs", "BFS", "search", "searches"},
 struct KernelSet {
   bool bfs = true, sssp = false;
   const char* name() const { return bfs && sssp ? "both" : sssp ? kSsspKernel.name : kBfsKernel.name; }
+  bool has(const KernelInfo& k) const { return &k == &kBfsKernel ? bfs : &k == &kSsspKernel && sssp; }
   static std::optional<KernelSet> from_name(const std::string& name);  // nullopt if unknown
 };
 

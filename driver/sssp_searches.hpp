@@ -9,14 +9,17 @@
 #include <optional>
 #include <span>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "core/timer.hpp"
 #include "driver/kernel_loop.hpp"
 #include "driver/run_result.hpp"
 #include "driver/validation_plan.hpp"
+#include "engine/memory.hpp"
 #include "engine/prepare.hpp"
 #include "sssp/delta_stepping.hpp"
 #include "sssp/distance_facts.hpp"
@@ -172,5 +175,29 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
     if (cfg.validate) result.run(kSsspKernel).validation = sssp_validation(!on_storage, true, passes, batch, lent);
   }
 }
+
+// Kernel 3 as the one-process loop runs it (kernels.hpp): its lists readied (in DRAM, by weight; on storage its
+// cache loaded), its search made over them, its searches timed and validated, and what it held.
+struct SsspSearches {
+  static constexpr const KernelInfo& kInfo = kSsspKernel;
+  // Refused before any work: a tier without kernel 3, and validation against the tuples (its rules need the
+  // weighted CSR).
+  static void check(const RunConfig& cfg) {
+    if (!tier_ops<uint32_t>(*cfg.place.tier).sssp)
+      throw Error(fmt::format("kernel 3 (--kernel {}) does not run on --placement {}", cfg.kernels.name(),
+                              cfg.place.tier->name));
+    if (cfg.validate_against == ValidationMethod::kTuples)
+      throw Error("kernel 3 is validated against kernel 1's weighted CSR (in-core: certified against the tuples); "
+                  "--validate-against tuples applies to --kernel bfs alone");
+  }
+  template <class Id, class Source>
+  static KernelFootprint run(const KernelContext<Id, Source>& c) {
+    ready_kernel3_lists(c.pg, [&](const std::string& phase, uint64_t d, uint64_t t) { c.hooks.report(phase, d, t); });
+    const std::unique_ptr<ShortestPaths<Id>> sssp = make_sssp(c.pg, c.cfg);
+    run_sssp_searches(c.r, c.cfg, c.pg, *sssp, c.roots, c.internal, c.hooks);
+    const uint64_t n = c.pg.g.n;  // its state, and beside it the distances by label and validation's bits
+    return {sssp->state_bytes() + sssp_beside_state_bytes(n), sssp_search_bytes(n), sssp->io_buffer_bytes(), false};
+  }
+};
 
 }  // namespace strata
