@@ -482,42 +482,78 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   return kernel.totals;
 }
 
-// Kernel 2 over this rank's lists through its tier's neighbour source (tiers/, as for one process): in DRAM, or
-// on this rank's storage. state: the search's per-rank arrays.
-template <class Id, class Source>
-SearchTotals bfs_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& share, const DistGraph<Id>& g,
-                         TieredRows<Id>& rows, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
-                         int slots, const Comm& comm, const RunHooks& hooks, uint64_t& state) {
-  const Adjacency<Id> at = rows.bfs ? rows.bfs->adjacency() : g.template adjacency<Id>();
-  return with_builtin_tier(*cfg.place.tier, [&](auto tier) {
-    return decltype(tier)::template with_bfs_source<Id>(at, cfg.place, [&](auto source) {
-      DistBfs<Id, decltype(source)> bfs(g, comm, cfg.bfs, at.g, std::move(source));
-      const SearchTotals t = run_searches<false>(r, cfg, share, g, bfs, roots, internal, slots, comm, hooks);
-      state = bfs.state_bytes() + g.local_count() * sizeof(Id);
-      return t;
+// What a kernel's run across the ranks is given and adds to: the result, the options, the tuples (kernel 3's
+// with their weights), this rank's graph and rows, the roots, the validation batch, and this rank's bytes sent
+// and read (over every kernel's timed searches) and its search arrays (the larger kernel's).
+template <class Id>
+struct DistContext {
+  RunResult& r;
+  const RunConfig& cfg;
+  const TupleShare<TupleSource>& share;
+  const TupleShare<GeneratedEdges>* wshare;
+  DistGraph<Id>& g;
+  TieredRows<Id>& rows;
+  uint64_t graph_hash;
+  const std::vector<uint64_t>& roots;
+  const std::vector<Id>& internal;
+  int slots;
+  const Comm& comm;
+  const RunHooks& hooks;
+  SearchTotals totals{};
+  uint64_t state = 0;
+
+  void add(const SearchTotals& t, uint64_t search_state) {
+    totals.bytes_sent += t.bytes_sent;
+    totals.bytes_read += t.bytes_read;
+    state = std::max(state, search_state);
+  }
+};
+
+// Kernel 2 across the ranks, over this rank's lists through its tier's neighbour source (tiers/, as for one
+// process): in DRAM, or on this rank's storage.
+struct DistBfsSearches {
+  static constexpr const KernelInfo& kInfo = kBfsKernel;
+  template <class Id>
+  static void run(DistContext<Id>& c) {
+    const Adjacency<Id> at = c.rows.bfs ? c.rows.bfs->adjacency() : c.g.template adjacency<Id>();
+    with_builtin_tier(*c.cfg.place.tier, [&](auto tier) {
+      return decltype(tier)::template with_bfs_source<Id>(at, c.cfg.place, [&](auto source) {
+        DistBfs<Id, decltype(source)> bfs(c.g, c.comm, c.cfg.bfs, at.g, std::move(source));
+        c.add(run_searches<false>(c.r, c.cfg, c.share, c.g, bfs, c.roots, c.internal, c.slots, c.comm, c.hooks),
+              bfs.state_bytes() + c.g.local_count() * sizeof(Id));
+        return 0;
+      });
     });
-  });
-}
+  }
+};
 
 // Kernel 3 likewise, over its weighted lists: in DRAM, or (both kernels: once kernel 2's are given back) the
-// weighted rows on this rank's storage. state: the larger kernel's per-rank arrays.
-template <class Id>
-SearchTotals sssp_on_tier(RunResult& r, const RunConfig& cfg, const TupleShare<GeneratedEdges>& wshare,
-                          DistGraph<Id>& g, TieredRows<Id>& rows, uint64_t graph_hash, const std::vector<uint64_t>& roots,
-                          const std::vector<Id>& internal, int slots, const Comm& comm, const RunHooks& hooks,
-                          uint64_t& state) {
-  if (cfg.place.tier->on_storage) load_kernel3_rows(r, g, rows, cfg, graph_hash, r.spec.scale, comm);
-  const Adjacency<Id, NodeWeight<Id>> at = rows.sssp ? rows.sssp->adjacency() : g.template adjacency<NodeWeight<Id>>();
-  return with_builtin_tier(*cfg.place.tier, [&](auto tier) {
-    return decltype(tier)::template with_sssp_source<Id>(at, cfg.place, cfg.delta, [&](auto source) {
-      DistDeltaStepping<Id, decltype(source)> sssp(g, comm, at.g, std::move(source), cfg.delta);
-      if (rows.sssp) rows.sssp->report().io_buffer_bytes = sssp.io_buffer_bytes();  // its source's, not the estimate
-      const SearchTotals t = run_searches<true>(r, cfg, wshare, g, sssp, roots, internal, slots, comm, hooks);
-      state = std::max(state, sssp.state_bytes() + g.local_count() * (sizeof(float) + sizeof(Id)));
-      return t;
-    });
-  });
-}
+// weighted rows on this rank's storage; validated against the weighted tuples.
+struct DistSsspSearches {
+  static constexpr const KernelInfo& kInfo = kSsspKernel;
+  template <class Id>
+  static void run(DistContext<Id>& c) {
+    if constexpr (sizeof(Id) != 4) {
+      throw Error("internal error: kernel 3 needs 32-bit vertex ids");  // check_run_config refuses it before
+    } else {
+      if (c.cfg.place.tier->on_storage) load_kernel3_rows(c.r, c.g, c.rows, c.cfg, c.graph_hash, c.r.spec.scale, c.comm);
+      const Adjacency<Id, NodeWeight<Id>> at =
+          c.rows.sssp ? c.rows.sssp->adjacency() : c.g.template adjacency<NodeWeight<Id>>();
+      with_builtin_tier(*c.cfg.place.tier, [&](auto tier) {
+        return decltype(tier)::template with_sssp_source<Id>(at, c.cfg.place, c.cfg.delta, [&](auto source) {
+          DistDeltaStepping<Id, decltype(source)> sssp(c.g, c.comm, at.g, std::move(source), c.cfg.delta);
+          if (c.rows.sssp) c.rows.sssp->report().io_buffer_bytes = sssp.io_buffer_bytes();  // its source's
+          c.add(run_searches<true>(c.r, c.cfg, *c.wshare, c.g, sssp, c.roots, c.internal, c.slots, c.comm, c.hooks),
+                sssp.state_bytes() + c.g.local_count() * (sizeof(float) + sizeof(Id)));
+          return 0;
+        });
+      });
+    }
+  }
+};
+
+// The kernels under mpirun, in the reference's order: adding one here registers it with the ranks' run.
+using DistKernels = KernelList<DistBfsSearches, DistSsspSearches>;
 
 // The rows on this rank's storage, in its report and (rank 0's figures, every rank's disk) the placement's.
 template <class Id>
@@ -612,20 +648,11 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   const std::vector<Id> internal = internal_roots(g, roots, comm);
   if (hooks.plant.corrupt_rows) plant_hole(g, internal[0]);
   const int slots = validation_slots<Id>(cfg, g.n, cfg.roots, comm);
-  SearchTotals totals;
-  uint64_t search_state = 0;
-  if (cfg.kernels.bfs) {
-    totals = bfs_on_tier(r, cfg, share, g, rows, roots, internal, slots, comm, hooks, search_state);
-  }
-  if constexpr (sizeof(Id) == 4) {
-    if (cfg.kernels.sssp && r.ok()) {
-      const SearchTotals k3 =
-          sssp_on_tier(r, cfg, *wshare, g, rows, graph_hash, roots, internal, slots, comm, hooks, search_state);
-      totals.bytes_sent += k3.bytes_sent;
-      totals.bytes_read += k3.bytes_read;
-    }
-  }
-  describe(r, cfg, source, g, search_state, rows.report(), build, totals, slots, comm);
+  DistContext<Id> c{r, cfg, share, wshare ? &*wshare : nullptr, g, rows, graph_hash, roots, internal, slots, comm, hooks};
+  for_each_kernel_in(DistKernels{}, cfg.kernels, [&](auto kernel) {
+    if (r.ok()) decltype(kernel)::run(c);  // a kernel runs only while every search before it is valid
+  });
+  describe(r, cfg, source, g, c.state, rows.report(), build, c.totals, slots, comm);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());

@@ -46,6 +46,15 @@ struct KernelFootprint {
   bool registered_buffers = false;
 };
 
+// A list of kernels in the order a run takes them (driver/kernels.hpp's for one process, cluster/run_mpi.cpp's
+// across ranks): fn(K{}) for each kernel K of the list that `asked` holds.
+template <class... K>
+struct KernelList {};
+template <class Fn, class... K>
+void for_each_kernel_in(KernelList<K...>, const KernelSet& asked, Fn&& fn) {
+  ((asked.has(K::kInfo) ? fn(K{}) : void()), ...);
+}
+
 template <class Kernel>
 void time_searches(Kernel& kernel, const std::vector<uint64_t>& roots, std::vector<SearchRecord>& records,
                    const RunHooks& hooks, const char* phase) {

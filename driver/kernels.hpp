@@ -7,20 +7,14 @@
 #include <utility>
 
 #include "driver/bfs_searches.hpp"
+#include "driver/kernel_loop.hpp"
 #include "driver/run_result.hpp"
 #include "driver/sssp_searches.hpp"
 
 namespace strata {
 
-template <class... K>
-struct KernelList {};
 using Graph500Kernels = KernelList<BfsSearches, SsspSearches>;
 
-// fn(K{}) for each kernel K of the list that `asked` holds, in the list's order.
-template <class Fn, class... K>
-void for_each_kernel_in(KernelList<K...>, const KernelSet& asked, Fn&& fn) {
-  ((asked.has(K::kInfo) ? fn(K{}) : void()), ...);
-}
 template <class Fn>
 void for_each_kernel(const KernelSet& asked, Fn&& fn) {
   for_each_kernel_in(Graph500Kernels{}, asked, std::forward<Fn>(fn));
