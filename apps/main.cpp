@@ -452,10 +452,10 @@ int check_and_run(const CLI::App* run, RunFlags& f) {
   if (f.td_only && f.bu_only) throw Error("--top-down-only and --bottom-up-only exclude each other");
   cfg.bfs.direction = f.td_only ? Direction::kTopDown : f.bu_only ? Direction::kBottomUp : Direction::kHybrid;
   cfg.kernels = kernel_set(f.kernel);
-  if (given(run, "--delta") && !cfg.kernels.sssp) throw Error("--delta is kernel 3's: it applies to --kernel sssp or both");
+  if (given(run, "--delta") && !cfg.kernels.has(kSsspKernel)) throw Error("--delta is kernel 3's: it applies to --kernel sssp or both");
   check_placement(run, f);
-  for (const auto& [flag, k, asked] : {std::tuple{"--debug-corrupt-search", f.plant.corrupt_search, cfg.kernels.bfs},
-                                       std::tuple{"--debug-corrupt-sssp", f.plant.corrupt_sssp, cfg.kernels.sssp}}) {
+  for (const auto& [flag, k, asked] : {std::tuple{"--debug-corrupt-search", f.plant.corrupt_search, cfg.kernels.has(kBfsKernel)},
+                                       std::tuple{"--debug-corrupt-sssp", f.plant.corrupt_sssp, cfg.kernels.has(kSsspKernel)}}) {
     if (k >= 0 && !asked) throw Error(fmt::format("{} plants a fault in a kernel this run does not run (--kernel {})", flag, f.kernel));
     if (k >= cfg.roots)
       throw Error(fmt::format("{} {}: the run has {} searches (0 to {})", flag, k, cfg.roots, cfg.roots - 1));
@@ -539,7 +539,7 @@ int check_and_tune(TuneFlags& f) {
     throw Error(fmt::format("tune sweeps --placement out-of-core or dax, not '{}'", f.placement));
   tune.run.place.tier = tier;
   tune.run.kernels = kernel_set(f.kernel);
-  if (tune.run.kernels.sssp && tune.run.kernels.bfs)
+  if (tune.run.kernels.several())
     throw Error("tune --kernel both: tune sweeps one kernel's edge cache; tune --kernel bfs and --kernel sssp one after "
                 "the other");
   tune.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");

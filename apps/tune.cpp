@@ -53,7 +53,7 @@ struct Point {
 // The sweep's points: from the on-disk CSR's degrees (engine/edge_cache.hpp's cache_sweep).
 std::vector<Point> plan(const RunConfig& run, int parts, uint64_t room, int steps) {
   const GraphDir dir = GraphDir::open(run.graph_dir);
-  const bool weighted = run.kernels.sssp;
+  const bool weighted = run.kernels.weighted_lists();
   const CsrFiles files = CsrFiles::open(CsrFiles::path_for(run.graph_dir, parts, weighted), dir.header_hash(), dir.spec().scale);
   const uint64_t entry = files.layout().entry_bytes();
   const std::vector<CacheStep> sweep = files.layout().id_bytes == 4
@@ -95,7 +95,7 @@ void plot_tune(const std::string& path, const std::vector<Point>& points, const 
       "set xlabel \"DRAM peak (MiB)\"\nset ylabel \"GTEPS\"\nset yrange [0:*]\nset grid\nunset key\n"
       "plot $data using 1:2 with linespoints lw 2 pt 7 lc rgb \"#3b75af\", '' using 1:2:(sprintf(\"K=%d\", $3)) "
       "with labels offset 0,1\n",
-      run.place.tier->name, run.kernels.sssp ? "SSSP" : "BFS", run.roots);
+      run.place.tier->name, run.kernels.first().title, run.roots);
   plot_png(path, script, data);
 }
 

@@ -69,10 +69,11 @@ void report(const RunHooks& hooks, const Comm& comm, const std::string& phase, u
 template <class Id>
 uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, uint64_t budget, const KernelSet& kernels) {
   const uint64_t n = spec.vertex_count(), m = spec.edge_count(), p = uint64_t(processes);
-  const uint64_t entry = kernels.sssp ? sizeof(NodeWeight<Id>) + (kernels.bfs ? sizeof(Id) : 0) : sizeof(Id);
+  const bool weighted = kernels.weighted_lists();
+  const uint64_t entry = weighted ? sizeof(NodeWeight<Id>) + (kernels.id_lists() ? sizeof(Id) : 0) : sizeof(Id);
   const uint64_t rows = tiered ? budget : 2 * m / p * entry * 11 / 10;
-  const uint64_t pair = kernels.sssp ? sizeof(WeightedPair<Id>) : sizeof(IdPair<Id>);
-  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + (kernels.sssp ? sizeof(float) : 0) + 9 * pair);
+  const uint64_t pair = weighted ? sizeof(WeightedPair<Id>) : sizeof(IdPair<Id>);
+  const uint64_t round = (uint64_t(1) << 21) * (sizeof(Edge) + (weighted ? sizeof(float) : 0) + 9 * pair);
   return 16 * sizeof(Id) * ((n + p - 1) / p) + n / 4 + rows + round;
 }
 
@@ -118,7 +119,7 @@ void plant_cycle(const DistGraph<Id>& g, Id* out, uint64_t root, const Comm& com
 template <class Id>
 int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& comm) {
   const uint64_t each =
-      DistValidator<Id>::batch_bytes(n, comm.size(), 1, cfg.kernels.sssp) * uint64_t(comm.ranks_on_this_node());
+      DistValidator<Id>::batch_bytes(n, comm.size(), 1, cfg.kernels.has(kSsspKernel)) * uint64_t(comm.ranks_on_this_node());
   const uint64_t have = available_memory_bytes();
   if (cfg.validate_batch > 0) {
     const int slots = std::min(cfg.validate_batch, roots);
@@ -298,16 +299,16 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const TupleShare
   const int scale = share.source.spec().scale;
   LabelMap<Id> label;
   DistGraph<Id> g = wshare ? order_vertices(*wshare, comm, label, progress) : order_vertices(share, comm, label, progress);
-  if (cfg.kernels.bfs) {
+  if (cfg.kernels.id_lists()) {
     DirLock lock;  // held until the rows are loaded
     const RankRowsReport made = build_rows<Id, Id>(g, label, share, rows.at, graph_hash, comm, build, lock, progress);
     load_rows(rows.bfs, made, g, cfg, rows.at, graph_hash, scale, comm);
   }
   if constexpr (sizeof(Id) == 4) {
-    if (cfg.kernels.sssp) {
+    if (cfg.kernels.weighted_lists()) {
       DirLock lock;
       rows.sssp_built = build_rows<Id, NodeWeight<Id>>(g, label, *wshare, rows.at, graph_hash, comm, build, lock, progress);
-      if (!cfg.kernels.bfs) load_rows(rows.sssp, rows.sssp_built, g, cfg, rows.at, graph_hash, scale, comm);
+      if (!cfg.kernels.id_lists()) load_rows(rows.sssp, rows.sssp_built, g, cfg, rows.at, graph_hash, scale, comm);
     }
   }
   std::vector<Id>().swap(label.rank);  // kept when no rank rebuilt its rows
@@ -344,7 +345,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleSource& sou
   uint64_t graph_hash = 0;
   if (const GraphDir* dir = source.dir()) graph_hash = dir->header_hash();
   DistGraph<Id> g = cfg.place.tier->on_storage ? build_on_storage(share, wshare, cfg, graph_hash, comm, build, rows, progress)
-                    : wshare ? build_dist_graph<Id, NodeWeight<Id>>(*wshare, comm, build, cfg.kernels.bfs, progress)
+                    : wshare ? build_dist_graph<Id, NodeWeight<Id>>(*wshare, comm, build, cfg.kernels.id_lists(), progress)
                              : build_dist_graph<Id>(share, comm, build, false, progress);
   if (cfg.place.memory.any()) {  // each rank's rows on the chosen memory nodes (e.g. CXL), or interleaved
     const Topology topo = Topology::detect();
@@ -354,7 +355,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleSource& sou
   }
   // Reused rows count the build that wrote them (as a reused on-disk CSR does), plus loading them now.
   const RankRowsReport* stored = rows.report();
-  const bool reused = stored && stored->reused && (!rows.bfs || !cfg.kernels.sssp || rows.sssp_built.reused);
+  const bool reused = stored && stored->reused && (!rows.bfs || !cfg.kernels.weighted_lists() || rows.sssp_built.reused);
   r.construction_time = comm.max(reused ? stored->stored_build_seconds + stored->load_seconds : now() - t0);
   r.directed_edges = g.directed_edges;
   return g;
@@ -577,7 +578,7 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const T
   r.placement.cache_load_time = comm.max(rr.load_seconds);
   r.placement.direct_io = !rr.dax;
   r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
-  r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.bfs ? sizeof(Id) : sizeof(NodeWeight<Id>));
+  r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.id_lists() ? sizeof(Id) : sizeof(NodeWeight<Id>));
   if (const GraphDir* dir = source.dir()) r.placement.tuple_file_bytes = dir->data_bytes();
   r.dram.budget = rr.budget;
   r.dram.edge_cache = rr.cache_bytes;
@@ -601,7 +602,7 @@ void describe(RunResult& r, const RunConfig& cfg, const TupleSource& source, con
                     "adjacency entries)";
   char host[64] = {};
   ::gethostname(host, sizeof(host) - 1);
-  const uint64_t validation = cfg.validate ? DistValidator<Id>::batch_bytes(g.n, comm.size(), slots, cfg.kernels.sssp) : 0;
+  const uint64_t validation = cfg.validate ? DistValidator<Id>::batch_bytes(g.n, comm.size(), slots, cfg.kernels.has(kSsspKernel)) : 0;
   RankReport mine;
   mine.rank = comm.rank();
   mine.host = host;
@@ -629,7 +630,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   // stores no weights; its tuples are the spec's).
   std::optional<GeneratedEdges> weighted;
   std::optional<TupleShare<GeneratedEdges>> wshare;
-  if (cfg.kernels.sssp) wshare.emplace(weighted.emplace(GeneratedEdges{Kronecker(r.spec)}), comm);
+  if (cfg.kernels.weighted_lists()) wshare.emplace(weighted.emplace(GeneratedEdges{Kronecker(r.spec)}), comm);
 
   comm.barrier();  // kernel 0: each rank's share generated, or read with its checksums checked
   const double t0 = now();

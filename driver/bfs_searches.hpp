@@ -3,8 +3,6 @@
 // CSR in DRAM (certified once), against the on-disk CSR in spilled batches (on storage, where that takes fewer
 // passes), or against the tuples in packed batches (search_validation.hpp).
 #pragma once
-#include <fmt/format.h>
-
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <optional>
 
 #include "core/error.hpp"
@@ -28,8 +27,8 @@ namespace {
 PlacementSpec placement_spec(const RunConfig& cfg, int parts) {
   PlacementSpec spec = cfg.place;
   spec.parts = parts;
-  spec.weighted = cfg.kernels.sssp;
-  spec.ids = cfg.kernels.bfs;
+  spec.weighted = cfg.kernels.weighted_lists();
+  spec.ids = cfg.kernels.id_lists();
   spec.threads = omp_get_max_threads();
   return spec;
 }
@@ -125,7 +124,7 @@ void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool ag
 // was refused only after kernels 0 and 1 (12 minutes at SCALE 28).
 template <class Id>
 void check_tiered_batch(const RunConfig& cfg, const KroneckerSpec& spec, ValidationMethod method) {
-  if (cfg.validate && cfg.kernels.bfs && method != ValidationMethod::kCsr)
+  if (cfg.validate && cfg.kernels.has(kBfsKernel) && method != ValidationMethod::kCsr)
     check_packed_batch<Id>(spec.vertex_count(), std::min(cfg.validate_batch, cfg.roots));
 }
 
@@ -204,14 +203,14 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler&
   RunResult r = result_for(cfg);
   // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
   // Kernel 3 alone on storage is checked against its weighted on-disk CSR.
-  r.validation.method = cfg.validate_against == ValidationMethod::kAuto && (in_core || !cfg.kernels.bfs)
+  r.validation.method = cfg.validate_against == ValidationMethod::kAuto && (in_core || !cfg.kernels.has(kBfsKernel))
                             ? ValidationMethod::kCsr
                             : cfg.validate_against;
   const bool against_csr = cfg.validate && r.validation.method == ValidationMethod::kCsr;
   r.threads = omp_get_max_threads();
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.sssp);
+    if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
     else check_tiered_batch<Id>(cfg, dir.spec(), r.validation.method);
     run_on<Id>(r, cfg, TupleSource(dir), topo, parts, hooks, busy_at_start);
     return r;
@@ -220,7 +219,7 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler&
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
                             tier.name, cfg.spec.scale));
-  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr, cfg.kernels.sssp);
+  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
   run_on<Id>(r, cfg, TupleSource(cfg.spec), topo, parts, hooks, busy_at_start);
   return r;
 }
@@ -257,7 +256,7 @@ bool wide_ids(const RunConfig& cfg, int scale) { return scale > 31 || cfg.id_byt
 
 void check_run_config(const RunConfig& cfg, int scale) {
   const Tier& tier = *cfg.place.tier;
-  if (wide_ids(cfg, scale) && cfg.kernels.sssp)
+  if (wide_ids(cfg, scale) && cfg.kernels.has(kSsspKernel))
     throw Error(fmt::format("kernel 3 (--kernel {}) needs 32-bit vertex ids: SCALE 31 or less, without --debug-id-bytes 8",
                             cfg.kernels.name()));
   if (cfg.place.memory.any() && !tier.memory_nodes)

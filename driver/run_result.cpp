@@ -1,6 +1,7 @@
 #include "driver/run_result.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "core/error.hpp"
@@ -34,8 +35,9 @@ RunResult result_for(const RunConfig& cfg) {
   r.validate = cfg.validate;
   r.place = cfg.place;
   r.kernels = cfg.kernels;
-  if (cfg.kernels.bfs) r.runs.push_back({&kBfsKernel});
-  if (cfg.kernels.sssp) r.runs.push_back({&kSsspKernel, {}, {{{"sssp_delta", double(cfg.delta)}}}});
+  for (const KernelInfo* k : kKernels)
+    if (cfg.kernels.has(*k)) r.runs.push_back({k});
+  if (cfg.kernels.has(kSsspKernel)) r.run(kSsspKernel).settings.add("sssp_delta", double(cfg.delta));
   return r;
 }
 uint64_t RunResult::bytes_read() const {
@@ -58,9 +60,28 @@ void RunResult::record_verdict(const KernelInfo& k, size_t index, const Verdict&
     failure = fmt::format("validation failed for {} {} (root {}): {}", k.search, index, s.root, v.message);
 }
 
+bool KernelSet::has(const KernelInfo& k) const {
+  for (size_t i = 0; i < std::size(kKernels); ++i)
+    if (kKernels[i] == &k) return (bits >> i) & 1;
+  return false;
+}
+const KernelInfo& KernelSet::first() const {
+  for (const KernelInfo* k : kKernels)
+    if (has(*k)) return *k;
+  throw Error("internal error: a run with no kernel");
+}
+bool KernelSet::id_lists() const {
+  return std::any_of(std::begin(kKernels), std::end(kKernels), [&](const KernelInfo* k) { return has(*k) && !k->weighted; });
+}
+bool KernelSet::weighted_lists() const {
+  return std::any_of(std::begin(kKernels), std::end(kKernels), [&](const KernelInfo* k) { return has(*k) && k->weighted; });
+}
+const char* KernelSet::name() const { return bits == 0 ? "none" : several() ? "both" : first().name; }
 std::optional<KernelSet> KernelSet::from_name(const std::string& name) {
-  for (const KernelSet k : {KernelSet{true, false}, KernelSet{false, true}, KernelSet{true, true}})
-    if (name == k.name()) return k;
+  const uint32_t every = (uint32_t(1) << std::size(kKernels)) - 1;
+  if (name == "both") return KernelSet{every};
+  for (size_t i = 0; i < std::size(kKernels); ++i)
+    if (name == kKernels[i]->name) return KernelSet{uint32_t(1) << i};
   return std::nullopt;
 }
 uint64_t RunResult::io_requests() const {

@@ -49,16 +49,25 @@ struct KernelInfo {
   const char* title;   // for people: the summary line
   const char* search;  // one of its searches in a message ("validation failed for SSSP search 3")
   const char* json;    // the JSON's array of its searches
+  bool weighted;       // its lists carry kernel 3's float32 weights (kernel 1 builds them for it)
 };
-inline constexpr KernelInfo kBfsKernel{"bfs", "BFS", "search", "searches"},
-    kSsspKernel{"sssp", "SSSP", "SSSP search", "sssp_searches"};
+inline constexpr KernelInfo kBfsKernel{"bfs", "BFS", "search", "searches", false},
+    kSsspKernel{"sssp", "SSSP", "SSSP search", "sssp_searches", true};
+// The Graph500 kernels, in the order the reference runs them (BFS first).
+inline constexpr const KernelInfo* kKernels[] = {&kBfsKernel, &kSsspKernel};
 
-// The Graph500 kernels a run times (--kernel): kernel 2 (BFS), kernel 3 (SSSP), or both, BFS first as the
-// reference runs them, on one graph and the same roots.
+// The Graph500 kernels a run times (--kernel: one kernel's name, or "both", every kernel), in kKernels' order, on
+// one graph and the same roots.
 struct KernelSet {
-  bool bfs = true, sssp = false;
-  const char* name() const { return bfs && sssp ? "both" : sssp ? kSsspKernel.name : kBfsKernel.name; }
-  bool has(const KernelInfo& k) const { return &k == &kBfsKernel ? bfs : &k == &kSsspKernel && sssp; }
+  uint32_t bits = 1;  // bit i: kKernels[i] (kernel 2 alone by default)
+
+  bool has(const KernelInfo& k) const;
+  const KernelInfo& first() const;  // the first kernel asked
+  bool several() const { return (bits & (bits - 1)) != 0; }
+  // The lists kernel 1 builds for them: by id (kernel 2's), and with weights (kernel 3's).
+  bool id_lists() const;
+  bool weighted_lists() const;
+  const char* name() const;
   static std::optional<KernelSet> from_name(const std::string& name);  // nullopt if unknown
 };
 

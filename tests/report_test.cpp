@@ -102,11 +102,11 @@ TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
 // A kernel the report has never heard of: its searches go under its JSON name with its figures as they are, its
 // settings at the top, and the summary line names it -- no formatting code knows a kernel.
 TEST(Json, AnyKernelsSearchesFiguresAndSettings) {
-  static constexpr KernelInfo kTestKernel{"test", "Test", "test search", "test_searches"};
+  static constexpr KernelInfo kTestKernel{"test", "Test", "test search", "test_searches", false};
   RunResult r;
   r.spec.scale = 10;
   r.placement.tier = &kInCore;
-  r.kernels = {false, false};
+  r.kernels = KernelSet{0};  // none of the registered kernels
   SearchRecord s{3, 0.5, 100, 0.1, true};
   s.facts.add("widgets", uint64_t(7));
   s.facts.add("mean", 0.25);
