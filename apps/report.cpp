@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "storage/file.hpp"
 #include "validate/stats.hpp"
 
@@ -208,20 +209,20 @@ std::string validation_line(const RunResult& r) {
   if (v.method == ValidationMethod::kCsr && r.placement.tier->on_storage) {
     std::string line = fmt::format(
         "validation: every search checked against kernel 1's on-disk CSR (its blocks' checksums checked; the CSR itself "
-        "is not certified against the input tuples, as with the reference's REUSE_CSR_FOR_VALIDATION), {} pass{} of up "
-        "to {} search{} ({:.2f} s",
-        v.csr_passes, v.csr_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es", v.time);
+        "is not certified against the input tuples, as with the reference's REUSE_CSR_FOR_VALIDATION), {} of up to {} "
+        "({:.2f} s",
+        count_of(uint64_t(v.csr_passes), "pass"), count_of(uint64_t(r.validate_batch), "search"), v.time);
     if (v.lent_cache) line += fmt::format(", the edge cache lent to them and reloaded in {:.2f} s", v.cache_reload_time);
-    if (v.tuple_passes > 0) line += fmt::format("; {} deep tree{} against the tuples", v.tuple_passes, v.tuple_passes == 1 ? "" : "s");
+    if (v.tuple_passes > 0) line += "; " + count_of(uint64_t(v.tuple_passes), "deep tree") + " against the tuples";
     return line + ")" + own + "\n";
   }
   if (v.method == ValidationMethod::kCsr)
     return fmt::format("validation: every search checked against kernel 1's CSR in DRAM ({:.2f} s), which one pass "
                        "over the input tuples certified equal to them ({:.2f} s){}\n",
                        v.time, v.certificate_time, own);
-  return fmt::format("validation: every search checked against the input tuples, {} pass{} of up to {} search{} ({:.2f} s){}\n",
-                     v.tuple_passes, v.tuple_passes == 1 ? "" : "es", r.validate_batch, r.validate_batch == 1 ? "" : "es",
-                     v.time, own);
+  return fmt::format("validation: every search checked against the input tuples, {} of up to {} ({:.2f} s){}\n",
+                     count_of(uint64_t(v.tuple_passes), "pass"), count_of(uint64_t(r.validate_batch), "search"), v.time,
+                     own);
 }
 
 // Every kernel's searches.

@@ -479,7 +479,7 @@ SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<S
   if (!comm.root()) shown.progress = nullptr;
   time_searches(kernel, roots, r.run(kSssp ? kSsspKernel : kBfsKernel).searches, shown, kSssp ? "kernel 3" : "kernel 2");
   if (kSssp && validation && cfg.place.tier->on_storage)  // its passes among the ranks' passes over the tuples
-    r.run(kSsspKernel).validation = sssp_validation(false, false, validation->passes, std::min(slots, int(roots.size())), false);
+    r.run(kSsspKernel).validation.json = sssp_validation_keys(std::min(slots, int(roots.size())), validation->passes, false);
   return kernel.totals;
 }
 

@@ -4,7 +4,10 @@
 
 namespace strata {
 
-std::string count_of(uint64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+std::string count_of(uint64_t n, const std::string& noun) {
+  const bool es = noun.ends_with("s") || noun.ends_with("ch") || noun.ends_with("sh") || noun.ends_with("x");
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : es ? "es" : "s");
+}
 
 std::string human_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

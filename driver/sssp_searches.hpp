@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/timer.hpp"
+#include "core/units.hpp"
 #include "driver/kernel_loop.hpp"
 #include "driver/run_result.hpp"
 #include "driver/validation_plan.hpp"
@@ -122,24 +123,24 @@ struct SsspKernel {
   }
 };
 
-// Kernel 3's own validation as the front end tells it (KernelValidation): in DRAM, against the certified CSR's
-// weights; on storage (one process, or each rank's batches against the tuples: `stored` false, no clause) its
-// passes, `batch` searches a pass at most.
-inline KernelValidation sssp_validation(bool in_dram, bool stored, int passes, int batch, bool lent) {
-  KernelValidation v;
-  if (in_dram) {
-    v.checked_by = "by rules R1-R7 and a parent-cycle check, against the CSR's weights, certified with it";
-    return v;
-  }
-  if (stored) {
-    v.checked_by = "by rules R1-R7 and a parent-cycle check over kernel 1's weighted on-disk CSR";
-    v.passes = fmt::format("{} pass{} of up to {} search{}{}", passes, passes == 1 ? "" : "es", batch,
-                           batch == 1 ? "" : "es", lent ? ", the edge cache lent to them" : "");
-  }
-  v.json.add("sssp_validate_batch", uint64_t(batch));
-  v.json.add("sssp_validation_passes", uint64_t(passes));
-  v.json.add("sssp_validation_lent_cache", lent);
-  return v;
+// Kernel 3's validation on storage as JSON keys (one process, and the ranks'): at most `batch` searches a pass,
+// its passes, and whether the edge cache was lent to them.
+inline SearchFacts sssp_validation_keys(int batch, int passes, bool lent) {
+  SearchFacts keys;
+  keys.add("sssp_validate_batch", uint64_t(batch));
+  keys.add("sssp_validation_passes", uint64_t(passes));
+  keys.add("sssp_validation_lent_cache", lent);
+  return keys;
+}
+
+// Kernel 3's own validation in one process, as the front end tells it: in DRAM against the certified CSR's
+// weights; on storage over its weighted on-disk CSR, its passes.
+inline KernelValidation sssp_validation(bool on_storage, int batch, int passes, bool lent) {
+  if (!on_storage) return {"by rules R1-R7 and a parent-cycle check, against the CSR's weights, certified with it"};
+  return {"by rules R1-R7 and a parent-cycle check over kernel 1's weighted on-disk CSR",
+          count_of(uint64_t(passes), "pass") + " of up to " + count_of(uint64_t(batch), "search") +
+              (lent ? ", the edge cache lent to them" : ""),
+          sssp_validation_keys(batch, passes, lent)};
 }
 
 // Kernel 3's search over the prepared graph: its tier's.
@@ -172,7 +173,7 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
     }
     SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, by_label, stored, passes};
     time_searches(kernel, roots, result.run(kSsspKernel).searches, hooks, "kernel 3");
-    if (cfg.validate) result.run(kSsspKernel).validation = sssp_validation(!on_storage, true, passes, batch, lent);
+    if (cfg.validate) result.run(kSsspKernel).validation = sssp_validation(on_storage, batch, passes, lent);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "apps/progress.hpp"
 #include "apps/report.hpp"
+#include "core/units.hpp"
 
 namespace strata {
 namespace {
@@ -125,6 +126,15 @@ TEST(Json, AnyKernelsSearchesFiguresAndSettings) {
   EXPECT_EQ(j["searches"], nlohmann::json::array()) << "kernel 2's list is there, empty, when it did not run";
   EXPECT_NE(summary_line(r, "").find("1 of 1 searches validated, Test 0.2 GTEPS"), std::string::npos)
       << summary_line(r, "");
+}
+
+// Counts in messages and the validation line: "es" after a sibilant ("2 passes", "3 searches"), else "s".
+TEST(Units, CountOfPluralNouns) {
+  EXPECT_EQ(count_of(1, "pass"), "1 pass");
+  EXPECT_EQ(count_of(2, "pass"), "2 passes");
+  EXPECT_EQ(count_of(3, "search"), "3 searches");
+  EXPECT_EQ(count_of(0, "byte"), "0 bytes");
+  EXPECT_EQ(count_of(2, "deep tree"), "2 deep trees");
 }
 
 TEST(Progress, EtaFromTheRateSoFar) {
