@@ -255,8 +255,7 @@ int cmd_run(const RunConfig& cfg, const PlantedFaults& plant, const std::string&
       progress.set_label(phase);
       progress.update(done, total, detail);
     };
-    hooks.trace = [&](size_t i, uint64_t root, const SearchStats& stats) { print_trace(i, root, stats, *cfg.place.tier); };
-    hooks.sssp_trace = print_sssp_trace;
+    hooks.trace = [](const std::string& lines) { std::fputs(lines.c_str(), stderr); };
 #if STRATA_WITH_MPI
     if (mpi_comm) {
       prints = mpi_comm->root();
@@ -383,12 +382,8 @@ void add_placement_flags(CLI::App* run, RunFlags& f) {
 void add_debug_flags(CLI::App* run, RunFlags& f) {
   run->add_option("--debug-io-faults", f.fault_plan, "testing: short:N (every Nth read short) and/or eio:M (Mth read fails); under mpirun, rank:R for rank R alone")
       ->group("");
-  run->add_option("--debug-corrupt-search", f.plant.corrupt_search,
-                  "testing: corrupt search K's result after timing it (the run must then fail validation)")
-      ->group("");
-  run->add_option("--debug-corrupt-sssp", f.plant.corrupt_sssp,
-                  "testing: lengthen one distance in SSSP search K's result after timing it (validation must fail)")
-      ->group("");
+  for (size_t k = 0; k < kKernelCount; ++k)
+    run->add_option(kKernels[k]->fault_flag, f.plant.corrupt_search[k], kKernels[k]->fault_help)->group("");
   run->add_flag("--debug-corrupt-csr", f.plant.corrupt_csr,
                 "testing: damage kernel 1's graph (two labels swapped): the CSR certificate must fail the run")
       ->group("");
@@ -454,9 +449,11 @@ int check_and_run(const CLI::App* run, RunFlags& f) {
   cfg.kernels = kernel_set(f.kernel);
   if (given(run, "--delta") && !cfg.kernels.has(kSsspKernel)) throw Error("--delta is kernel 3's: it applies to --kernel sssp or both");
   check_placement(run, f);
-  for (const auto& [flag, k, asked] : {std::tuple{"--debug-corrupt-search", f.plant.corrupt_search, cfg.kernels.has(kBfsKernel)},
-                                       std::tuple{"--debug-corrupt-sssp", f.plant.corrupt_sssp, cfg.kernels.has(kSsspKernel)}}) {
-    if (k >= 0 && !asked) throw Error(fmt::format("{} plants a fault in a kernel this run does not run (--kernel {})", flag, f.kernel));
+  for (size_t i = 0; i < kKernelCount; ++i) {
+    const char* flag = kKernels[i]->fault_flag;
+    const int k = f.plant.corrupt_search[i];
+    if (k >= 0 && !cfg.kernels.has(*kKernels[i]))
+      throw Error(fmt::format("{} plants a fault in a kernel this run does not run (--kernel {})", flag, f.kernel));
     if (k >= cfg.roots)
       throw Error(fmt::format("{} {}: the run has {} searches (0 to {})", flag, k, cfg.roots, cfg.roots - 1));
   }

@@ -272,29 +272,6 @@ std::string format_run(const RunResult& r, const std::string& json_path) {
   return out + summary_line(r, json_path) + "\n";
 }
 
-void print_trace(size_t search, uint64_t root, const SearchStats& stats, const Tier& tier) {
-  for (size_t l = 0; l < stats.levels.size(); ++l) {
-    const LevelTrace& lt = stats.levels[l];
-    std::string io;
-    if (lt.bytes_sent > 0) io = fmt::format(" bytes_sent {}", lt.bytes_sent);  // MPI: between the ranks
-    if (tier.counts_reads)
-      io += fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
-                       lt.io.requests);
-    std::fprintf(stderr, "trace: search %zu root %llu level %zu %s frontier %llu edges %llu time %.6f%s\n", search,
-                 (unsigned long long)root, l, lt.bottom_up ? "bottom-up" : "top-down", (unsigned long long)lt.frontier,
-                 (unsigned long long)lt.edges_examined, lt.seconds, io.c_str());
-  }
-}
-
-void print_sssp_trace(size_t search, uint64_t root, const SsspStats& stats, double seconds) {
-  const std::string io = stats.io.requests == 0 ? ""
-                                                : fmt::format(" storage_edges {} bytes_read {} io_requests {}",
-                                                              stats.io.edges_storage, stats.io.bytes_read, stats.io.requests);
-  std::fprintf(stderr, "trace: sssp search %zu root %llu buckets %llu relaxations %llu reached %llu time %.6f%s\n", search,
-               (unsigned long long)root, (unsigned long long)stats.buckets, (unsigned long long)stats.relaxations,
-               (unsigned long long)stats.reached, seconds, io.c_str());
-}
-
 std::string summary_line(const RunResult& r, const std::string& json_path) {
   uint64_t valid = 0, count = 0;
   std::string speed;

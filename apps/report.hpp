@@ -1,5 +1,5 @@
 // A RunResult for people and scripts: the Graph500 statistics block, the placement lines and the summary
-// line on stdout, trace lines on stderr, and the JSON copy (every key README lists).
+// line on stdout, and the JSON copy (every key README lists).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,10 +22,6 @@ std::string format_run(const RunResult& r, const std::string& json_path);
 // One line for people after the Graph500 block: SCALE, placement, searches validated, harmonic-mean TEPS in
 // GTEPS, the spread, where the JSON went, and any measurement warning.
 std::string summary_line(const RunResult& r, const std::string& json_path);
-
-// --trace: one stderr line per level of one search; kernel 3, one line a search.
-void print_trace(size_t search, uint64_t root, const SearchStats& stats, const Tier& tier);
-void print_sssp_trace(size_t search, uint64_t root, const SsspStats& stats, double seconds);
 
 void write_json_file(const std::string& path, const nlohmann::json& j);
 

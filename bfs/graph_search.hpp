@@ -1,8 +1,11 @@
 // What the Graph500 driver sees of a search, whichever neighbour source it runs over: options, the per-level
 // trace, and one virtual call per search (never per step or edge).
 #pragma once
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "bfs/tail_reads.hpp"
@@ -62,6 +65,23 @@ inline SearchFacts search_facts(const SearchStats& s, const Tier& tier, bool mpi
   if (tier.counts_reads) {
     out.add("bytes_read", s.io.bytes_read);
     out.add("io_requests", s.io.requests);
+  }
+  return out;
+}
+
+// A search's --trace: a line a level (its direction, frontier, entries examined, seconds; what the ranks sent; the
+// reads where the tier counts them).
+inline std::string trace_lines(const SearchStats& s, size_t search, uint64_t root, const Tier& tier) {
+  std::string out;
+  for (size_t l = 0; l < s.levels.size(); ++l) {
+    const LevelTrace& lt = s.levels[l];
+    out += fmt::format("trace: search {} root {} level {} {} frontier {} edges {} time {:.6f}", search, root, l,
+                       lt.bottom_up ? "bottom-up" : "top-down", lt.frontier, lt.edges_examined, lt.seconds);
+    if (lt.bytes_sent > 0) out += fmt::format(" bytes_sent {}", lt.bytes_sent);  // MPI: between the ranks
+    if (tier.counts_reads)
+      out += fmt::format(" storage_edges {} bytes_read {} io_requests {}", lt.io.edges_storage, lt.io.bytes_read,
+                         lt.io.requests);
+    out += '\n';
   }
   return out;
 }

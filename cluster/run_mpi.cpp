@@ -450,12 +450,12 @@ struct DistKernel {
     SearchRecord& record = r.run(kSssp ? kSsspKernel : kBfsKernel).searches[i];
     record.io = stats.io;
     if constexpr (kSssp) {
-      if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(g, dist.data(), parent.data(), roots[i], comm);
+      if (hooks.plant.in(kSsspKernel, i)) plant_wrong_distance(g, dist.data(), parent.data(), roots[i], comm);
       record.facts = search_facts(distance_facts_across(g, dist.data(), comm), stats, *cfg.place.tier);
-      if (trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, record.time);
+      if (trace && hooks.trace) hooks.trace(trace_lines(stats, i, roots[i], record.time));
     } else {
-      if (hooks.plant.corrupt_search == int(i)) plant_cycle(g, parent.data(), roots[i], comm);
-      if (trace && hooks.trace) hooks.trace(i, roots[i], stats);
+      if (hooks.plant.in(kBfsKernel, i)) plant_cycle(g, parent.data(), roots[i], comm);
+      if (trace && hooks.trace) hooks.trace(trace_lines(stats, i, roots[i], *cfg.place.tier));
       record.facts = search_facts(stats, *cfg.place.tier, true);
     }
     if (!validation) return;
@@ -664,14 +664,13 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
 // caches, --rank-dir, memory nodes) may differ.
 std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& cfg, const PlantedFaults& plant,
                                                                const KroneckerSpec& spec, uint64_t graph_hash) {
-  return {{"SCALE", std::to_string(spec.scale)},
+  std::vector<std::pair<std::string, std::string>> fields{{"SCALE", std::to_string(spec.scale)},
           {"edgefactor", std::to_string(spec.edgefactor)},
           {"seed", fmt::format("{},{}", spec.seed1, spec.seed2)},
           {"the graph header's checksum", fmt::format("{:016x}", graph_hash)},
           {"--roots", std::to_string(cfg.roots)},
           {"--kernel", cfg.kernels.name()},
           {"--delta", fmt::format("{}", cfg.delta)},
-          {"--debug-corrupt-sssp", std::to_string(plant.corrupt_sssp)},
           {"--placement", std::string(cfg.place.tier->name)},
           {"validation (--no-validate)", cfg.validate ? "on" : "off"},
           {"--validate-batch", std::to_string(cfg.validate_batch)},
@@ -679,9 +678,11 @@ std::vector<std::pair<std::string, std::string>> shared_fields(const RunConfig& 
           {"--beta", fmt::format("{}", cfg.bfs.beta)},
           {"the direction (--top-down-only, --bottom-up-only)", std::to_string(int(cfg.bfs.direction))},
           {"--trace", cfg.bfs.trace ? "on" : "off"},
-          {"--debug-corrupt-search", std::to_string(plant.corrupt_search)},
           {"--debug-corrupt-rows", plant.corrupt_rows ? "on" : "off"},
           {"--debug-id-bytes", std::to_string(cfg.id_bytes)}};
+  for (size_t k = 0; k < kKernelCount; ++k)
+    fields.emplace_back(kKernels[k]->fault_flag, std::to_string(plant.corrupt_search[k]));
+  return fields;
 }
 
 // Rank 0's graph and options against every rank's: a rank that differs ends the run before any work, naming

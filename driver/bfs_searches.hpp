@@ -82,8 +82,8 @@ struct BfsKernel {
   void search(size_t i) { stats = bfs.search(internal[i], parent.data()); }
   uint64_t nedge(size_t) const { return bfs.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
-    if (hooks.plant.corrupt_search == int(i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
-    if (cfg.bfs.trace && hooks.trace) hooks.trace(i, roots[i], stats);
+    if (hooks.plant.in(kBfsKernel, i)) plant_cycle(parent.data(), pg.g.n, roots[i]);
+    if (cfg.bfs.trace && hooks.trace) hooks.trace(trace_lines(stats, i, roots[i], *pg.report.tier));
     SearchRecord& record = result.run(kBfsKernel).searches[i];
     record.io = stats.io;
     record.facts = search_facts(stats, *pg.report.tier, false);

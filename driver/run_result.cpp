@@ -60,11 +60,12 @@ void RunResult::record_verdict(const KernelInfo& k, size_t index, const Verdict&
     failure = fmt::format("validation failed for {} {} (root {}): {}", k.search, index, s.root, v.message);
 }
 
-bool KernelSet::has(const KernelInfo& k) const {
-  for (size_t i = 0; i < std::size(kKernels); ++i)
-    if (kKernels[i] == &k) return (bits >> i) & 1;
-  return false;
+size_t kernel_index(const KernelInfo& k) {
+  for (size_t i = 0; i < kKernelCount; ++i)
+    if (kKernels[i] == &k) return i;
+  throw Error(fmt::format("internal error: kernel {} is not in kKernels", k.name));
 }
+bool KernelSet::has(const KernelInfo& k) const { return (bits >> kernel_index(k)) & 1; }
 const KernelInfo& KernelSet::first() const {
   for (const KernelInfo* k : kKernels)
     if (has(*k)) return *k;

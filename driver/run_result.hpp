@@ -3,8 +3,10 @@
 // and the front end that formats it (apps/).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,11 +52,20 @@ struct KernelInfo {
   const char* search;  // one of its searches in a message ("validation failed for SSSP search 3")
   const char* json;    // the JSON's array of its searches
   bool weighted;       // its lists carry kernel 3's float32 weights (kernel 1 builds them for it)
+  // Testing: the flag that plants the kernel's own fault in one search's result after it is timed (its
+  // validation must then fail the run), and its help.
+  const char* fault_flag;
+  const char* fault_help;
 };
-inline constexpr KernelInfo kBfsKernel{"bfs", "BFS", "search", "searches", false},
-    kSsspKernel{"sssp", "SSSP", "SSSP search", "sssp_searches", true};
+inline constexpr KernelInfo
+    kBfsKernel{"bfs", "BFS", "search", "searches", false, "--debug-corrupt-search",
+               "testing: corrupt search K's result after timing it (the run must then fail validation)"},
+    kSsspKernel{"sssp", "SSSP", "SSSP search", "sssp_searches", true, "--debug-corrupt-sssp",
+                "testing: lengthen one distance in SSSP search K's result after timing it (validation must fail)"};
 // The Graph500 kernels, in the order the reference runs them (BFS first).
 inline constexpr const KernelInfo* kKernels[] = {&kBfsKernel, &kSsspKernel};
+inline constexpr size_t kKernelCount = std::size(kKernels);
+size_t kernel_index(const KernelInfo& k);  // its place in kKernels
 
 // The Graph500 kernels a run times (--kernel: one kernel's name, or "both", every kernel), in kKernels' order, on
 // one graph and the same roots.
@@ -194,19 +205,25 @@ RunResult result_for(const RunConfig& cfg);
 
 // Told as the run goes: progress of a phase (label, done, total, detail), and each search's levels (with
 // --trace) right after it is timed; and the faults a test plants.
-// Faults a test plants into a run to prove that validation catches them (--debug-corrupt-search,
+// Faults a test plants into a run to prove that validation catches them (each kernel's fault_flag,
 // --debug-corrupt-csr): the run's own data, never its configuration.
 struct PlantedFaults {
-  int corrupt_search = -1;   // a parent cycle in this search's result, planted after it is timed
-  int corrupt_sssp = -1;     // a wrong distance in this SSSP search's result, planted after it is timed
+  // By kernel (kKernels' order): the search whose result gets the kernel's fault after it is timed (kernel 2: a
+  // parent cycle; kernel 3: a wrong distance), -1 for none.
+  std::array<int, kKernelCount> corrupt_search = [] {
+    std::array<int, kKernelCount> none;
+    none.fill(-1);
+    return none;
+  }();
   bool corrupt_csr = false;  // two vertices' labels swapped after kernel 1 (the CSR certificate must refuse)
   bool corrupt_rows = false; // under mpirun, in DRAM: the first root's list names a vertex no rank holds
+
+  bool in(const KernelInfo& k, size_t search) const { return corrupt_search[kernel_index(k)] == int(search); }
 };
 
 struct RunHooks {
   std::function<void(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail)> progress;
-  std::function<void(size_t search, uint64_t root, const SearchStats& stats)> trace;
-  std::function<void(size_t search, uint64_t root, const SsspStats& stats, double seconds)> sssp_trace;  // kernel 3
+  std::function<void(const std::string& lines)> trace;  // --trace: a search's lines, as its kernel writes them
   PlantedFaults plant;
 
   void report(const std::string& phase, uint64_t done, uint64_t total, const std::string& detail = {}) const {

@@ -95,11 +95,11 @@ struct SsspKernel {
   void search(size_t i) { stats = sssp.search(internal[i]); }
   uint64_t nedge(size_t) const { return sssp.reached_raw_degree_sum() / 2; }
   void searched(size_t i, bool more) {
-    if (hooks.plant.corrupt_sssp == int(i)) plant_wrong_distance(roots[i]);
+    if (hooks.plant.in(kSsspKernel, i)) plant_wrong_distance(roots[i]);
     SearchRecord& record = result.run(kSsspKernel).searches[i];
     record.io = stats.io;
     record.facts = search_facts(distance_facts(pg.g, sssp.words(), by_label.data()), stats, *pg.report.tier);
-    if (cfg.bfs.trace && hooks.sssp_trace) hooks.sssp_trace(i, roots[i], stats, record.time);
+    if (cfg.bfs.trace && hooks.trace) hooks.trace(trace_lines(stats, i, roots[i], record.time));
     if (!cfg.validate) return;
     const SsspWords<Id> check{roots[i], internal[i], sssp.words().data(), record.nedge};
     const std::span<int32_t> level{reinterpret_cast<int32_t*>(by_label.data()), by_label.size()};

@@ -11,6 +11,7 @@
 // at each end what lands below the next is pushed by the settled or pulled by the others, whichever reads less;
 // most heavy edges are never touched. A rank's pull asks the holders of its neighbours for their distances.
 #pragma once
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <functional>
 #include <ranges>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -45,6 +47,15 @@ struct SsspStats {
   uint64_t stage_ends = 0;   // over lists by weight: the stages' ends (next_stage)
   LevelIo io;                // on storage: the tails read
 };
+
+// A search's --trace: one line (its buckets, relaxations, reached vertices and seconds; on storage its reads).
+inline std::string trace_lines(const SsspStats& s, size_t search, uint64_t root, double seconds) {
+  std::string out = fmt::format("trace: sssp search {} root {} buckets {} relaxations {} reached {} time {:.6f}", search,
+                                root, s.buckets, s.relaxations, s.reached, seconds);
+  if (s.io.requests > 0)
+    out += fmt::format(" storage_edges {} bytes_read {} io_requests {}", s.io.edges_storage, s.io.bytes_read, s.io.requests);
+  return out + '\n';
+}
 
 // What the driver sees of a kernel-3 search, whichever source it runs over: one virtual call per search.
 template <class Id>
