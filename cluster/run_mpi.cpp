@@ -12,16 +12,16 @@
 #include <type_traits>
 #include <utility>
 
-#include "cluster/dist_bfs.hpp"
+#include "cluster/dist_bfs_searches.hpp"
 #include "cluster/dist_graph.hpp"
-#include "cluster/dist_sssp.hpp"
+#include "cluster/dist_searches.hpp"
+#include "cluster/dist_sssp_searches.hpp"
 #include "cluster/dist_validator.hpp"
 #include "cluster/rank_rows.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 #include "core/units.hpp"
 #include "driver/kernel_loop.hpp"
-#include "driver/sssp_searches.hpp"
 #include "engine/adjacency.hpp"
 #include "engine/memory.hpp"
 #include "engine/placement.hpp"
@@ -101,17 +101,6 @@ void plant_hole(DistGraph<Id>& g, uint64_t root) {
   if (g.rows.offsets[root - g.lo + 1] == first) return;
   if (g.rows.adj.size() > 0) g.rows.adj[first] = Id(hole);
   if (g.weighted.size() > 0) g.weighted[first].v = Id(hole);
-}
-
-// A cycle planted in one rank's part of a search's output (--debug-corrupt-search): the last rank with a
-// reached vertex other than the root makes it its own parent.
-template <class Id>
-void plant_cycle(const DistGraph<Id>& g, Id* out, uint64_t root, const Comm& comm) {
-  uint64_t at = UINT64_MAX;
-  for (uint64_t v = g.lo; v < g.hi && at == UINT64_MAX; ++v)
-    if (out[v - g.lo] != kNoVertex<Id> && g.label(v) != root) at = v;
-  const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
-  if (planter == uint64_t(comm.rank()) + 1) out[at - g.lo] = g.label(at);
 }
 
 // Searches one pass over the tuples checks: --validate-batch, else up to 16, as a quarter of what is available
@@ -361,198 +350,6 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleSource& sou
   return g;
 }
 
-// A kernel's searches validated in batches across the ranks (either kernel's: DistValidator's kind), each added
-// as it ends and the batch checked in one pass over the tuples when full or when the last search is in; each
-// verdict filed in the kernel's records.
-template <class Id, class Source>
-struct DistValidation {
-  DistValidator<Id> validator;
-  const TupleShare<Source>& tuples;
-  const Comm& comm;
-  const RunHooks& hooks;
-  RunResult& r;
-  bool sssp;                       // kernel 3's searches
-  int passes = 0;                  // this kernel's passes over the tuples
-  std::vector<size_t> waiting{};   // searches in the batch
-  double busy = 0;                 // seconds spent on the batch so far
-
-  template <class Add>
-  void add(size_t i, bool more, Add&& add_to) {
-    const double v0 = now();
-    add_to(validator);
-    busy += comm.max(now() - v0);
-    waiting.push_back(i);
-    if (!validator.full() && more) return;
-    report(hooks, comm, "validation", 0, 1,
-           fmt::format("{} {}-{} in one pass", sssp ? "SSSP searches" : "searches", waiting.front(), waiting.back()));
-    const double c0 = now();
-    const std::vector<Verdict> verdicts = validator.check(tuples);
-    const double each = (busy + comm.max(now() - c0)) / double(waiting.size());
-    for (size_t j = 0; j < waiting.size(); ++j) {
-      r.record_verdict(sssp ? kSsspKernel : kBfsKernel, waiting[j], verdicts[j], each);
-    }
-    ++r.validation.tuple_passes;
-    ++passes;
-    waiting.clear();
-    busy = 0;
-  }
-};
-
-struct SearchTotals {
-  uint64_t bytes_sent = 0, bytes_read = 0;  // this rank's, over the timed searches
-};
-
-// A planted error, after timing (--debug-corrupt-sssp): on the last rank holding a reached vertex other than
-// the root, the first such is a little farther than its parent makes it; R5 or R6 must refuse it.
-template <class Id>
-void plant_wrong_distance(const DistGraph<Id>& g, float* dist, const Id* parent, uint64_t root, const Comm& comm) {
-  uint64_t at = UINT64_MAX;
-  for (uint64_t i = 0; i < g.local_count() && at == UINT64_MAX; ++i)
-    if (parent[i] != kNoVertex<Id> && g.rows.to_input[i] != root) at = i;
-  const uint64_t planter = comm.max(at == UINT64_MAX ? 0 : uint64_t(comm.rank()) + 1);
-  if (planter == uint64_t(comm.rank()) + 1) dist[at] = std::nextafter(dist[at], 2.0f * dist[at] + 1.0f);
-}
-
-// A kernel's searches across the ranks for time_searches: every rank starts a search together (align) and the
-// slowest rank's time counts; this rank's bytes sent and read by the timed searches are counted (the warm-up's
-// are not: searched() skips it); each result joins the validation batch. kSssp: kernel 3, whose results are
-// distances and parents, their facts gathered by input label; else kernel 2's parents.
-template <bool kSssp, class Id, class Source, class Search>
-struct DistKernel {
-  const Comm& comm;
-  const RunConfig& cfg;
-  const RunHooks& hooks;
-  RunResult& r;
-  const DistGraph<Id>& g;
-  Search& s;
-  const std::vector<uint64_t>& roots;
-  const std::vector<Id>& internal;
-  std::optional<DistValidation<Id, Source>>& validation;
-  std::vector<Id> parent = std::vector<Id>(g.local_count());  // by local vertex: the parent's input label
-  std::vector<float> dist = std::vector<float>(kSssp ? g.local_count() : 0);
-  std::conditional_t<kSssp, SsspStats, SearchStats> stats{};
-  SearchTotals totals{};
-  uint64_t sent_before = 0, read_before = 0;
-
-  void align() const { comm.barrier(); }
-  double slowest(double seconds) const { return comm.max(seconds); }
-  void search(size_t i) {
-    sent_before = s.bytes_sent();
-    read_before = s.bytes_read();
-    if constexpr (kSssp) stats = s.search(internal[i], dist.data(), parent.data());
-    else stats = s.search(internal[i], parent.data());
-  }
-  uint64_t nedge(size_t) const { return s.reached_raw_degree_sum() / 2; }
-  void searched(size_t i, bool more) {
-    totals.bytes_sent += s.bytes_sent() - sent_before;  // this rank's; stats.bytes_sent is every rank's
-    totals.bytes_read += s.bytes_read() - read_before;
-    const bool trace = cfg.bfs.trace && comm.root();
-    SearchRecord& record = r.run(kSssp ? kSsspKernel : kBfsKernel).searches[i];
-    record.io = stats.io;
-    if constexpr (kSssp) {
-      if (hooks.plant.in(kSsspKernel, i)) plant_wrong_distance(g, dist.data(), parent.data(), roots[i], comm);
-      record.facts = search_facts(distance_facts_across(g, dist.data(), comm), stats, *cfg.place.tier);
-      if (trace && hooks.trace) hooks.trace(trace_lines(stats, i, roots[i], record.time));
-    } else {
-      if (hooks.plant.in(kBfsKernel, i)) plant_cycle(g, parent.data(), roots[i], comm);
-      if (trace && hooks.trace) hooks.trace(trace_lines(stats, i, roots[i], *cfg.place.tier));
-      record.facts = search_facts(stats, *cfg.place.tier, true);
-    }
-    if (!validation) return;
-    validation->add(i, more, [&](DistValidator<Id>& v) {
-      if constexpr (kSssp) v.add_sssp(g, dist.data(), parent.data(), roots[i], record.nedge);
-      else v.add(g, parent.data(), roots[i], record.nedge);
-    });
-  }
-};
-
-// A kernel's timed searches across the ranks, validated against `tuples` (kernel 3: a weighted share's); rank 0
-// alone shows progress.
-template <bool kSssp, class Id, class Source, class Search>
-SearchTotals run_searches(RunResult& r, const RunConfig& cfg, const TupleShare<Source>& tuples, const DistGraph<Id>& g,
-                          Search& search, const std::vector<uint64_t>& roots, const std::vector<Id>& internal,
-                          int slots, const Comm& comm, const RunHooks& hooks) {
-  std::optional<DistValidation<Id, Source>> validation;
-  if (cfg.validate) validation.emplace(DistValidator<Id>(g.n, comm, slots, kSssp), tuples, comm, hooks, r, kSssp);
-  DistKernel<kSssp, Id, Source, Search> kernel{comm, cfg, hooks, r, g, search, roots, internal, validation};
-  RunHooks shown = hooks;
-  if (!comm.root()) shown.progress = nullptr;
-  time_searches(kernel, roots, r.run(kSssp ? kSsspKernel : kBfsKernel).searches, shown, kSssp ? "kernel 3" : "kernel 2");
-  if (kSssp && validation && cfg.place.tier->on_storage)  // its passes among the ranks' passes over the tuples
-    r.run(kSsspKernel).validation.json = sssp_validation_keys(std::min(slots, int(roots.size())), validation->passes, false);
-  return kernel.totals;
-}
-
-// What a kernel's run across the ranks is given and adds to: the result, the options, the tuples (kernel 3's
-// with their weights), this rank's graph and rows, the roots, the validation batch, and this rank's bytes sent
-// and read (over every kernel's timed searches) and its search arrays (the larger kernel's).
-template <class Id>
-struct DistContext {
-  RunResult& r;
-  const RunConfig& cfg;
-  const TupleShare<TupleSource>& share;
-  const TupleShare<GeneratedEdges>* wshare;
-  DistGraph<Id>& g;
-  TieredRows<Id>& rows;
-  uint64_t graph_hash;
-  const std::vector<uint64_t>& roots;
-  const std::vector<Id>& internal;
-  int slots;
-  const Comm& comm;
-  const RunHooks& hooks;
-  SearchTotals totals{};
-  uint64_t state = 0;
-
-  void add(const SearchTotals& t, uint64_t search_state) {
-    totals.bytes_sent += t.bytes_sent;
-    totals.bytes_read += t.bytes_read;
-    state = std::max(state, search_state);
-  }
-};
-
-// Kernel 2 across the ranks, over this rank's lists through its tier's neighbour source (tiers/, as for one
-// process): in DRAM, or on this rank's storage.
-struct DistBfsSearches {
-  static constexpr const KernelInfo& kInfo = kBfsKernel;
-  template <class Id>
-  static void run(DistContext<Id>& c) {
-    const Adjacency<Id> at = c.rows.bfs ? c.rows.bfs->adjacency() : c.g.template adjacency<Id>();
-    with_builtin_tier(*c.cfg.place.tier, [&](auto tier) {
-      return decltype(tier)::template with_bfs_source<Id>(at, c.cfg.place, [&](auto source) {
-        DistBfs<Id, decltype(source)> bfs(c.g, c.comm, c.cfg.bfs, at.g, std::move(source));
-        c.add(run_searches<false>(c.r, c.cfg, c.share, c.g, bfs, c.roots, c.internal, c.slots, c.comm, c.hooks),
-              bfs.state_bytes() + c.g.local_count() * sizeof(Id));
-        return 0;
-      });
-    });
-  }
-};
-
-// Kernel 3 likewise, over its weighted lists: in DRAM, or (both kernels: once kernel 2's are given back) the
-// weighted rows on this rank's storage; validated against the weighted tuples.
-struct DistSsspSearches {
-  static constexpr const KernelInfo& kInfo = kSsspKernel;
-  template <class Id>
-  static void run(DistContext<Id>& c) {
-    if constexpr (sizeof(Id) != 4) {
-      throw Error("internal error: kernel 3 needs 32-bit vertex ids");  // check_run_config refuses it before
-    } else {
-      if (c.cfg.place.tier->on_storage) load_kernel3_rows(c.r, c.g, c.rows, c.cfg, c.graph_hash, c.r.spec.scale, c.comm);
-      const Adjacency<Id, NodeWeight<Id>> at =
-          c.rows.sssp ? c.rows.sssp->adjacency() : c.g.template adjacency<NodeWeight<Id>>();
-      with_builtin_tier(*c.cfg.place.tier, [&](auto tier) {
-        return decltype(tier)::template with_sssp_source<Id>(at, c.cfg.place, c.cfg.delta, [&](auto source) {
-          DistDeltaStepping<Id, decltype(source)> sssp(c.g, c.comm, at.g, std::move(source), c.cfg.delta);
-          if (c.rows.sssp) c.rows.sssp->report().io_buffer_bytes = sssp.io_buffer_bytes();  // its source's
-          c.add(run_searches<true>(c.r, c.cfg, *c.wshare, c.g, sssp, c.roots, c.internal, c.slots, c.comm, c.hooks),
-                sssp.state_bytes() + c.g.local_count() * (sizeof(float) + sizeof(Id)));
-          return 0;
-        });
-      });
-    }
-  }
-};
-
 // The kernels under mpirun, in the reference's order: adding one here registers it with the ranks' run.
 using DistKernels = KernelList<DistBfsSearches, DistSsspSearches>;
 
@@ -649,7 +446,17 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   const std::vector<Id> internal = internal_roots(g, roots, comm);
   if (hooks.plant.corrupt_rows) plant_hole(g, internal[0]);
   const int slots = validation_slots<Id>(cfg, g.n, cfg.roots, comm);
-  DistContext<Id> c{r, cfg, share, wshare ? &*wshare : nullptr, g, rows, graph_hash, roots, internal, slots, comm, hooks};
+  const RankLists<Id> lists{
+      [&] { return rows.bfs ? rows.bfs->adjacency() : g.template adjacency<Id>(); },
+      [&] {
+        if constexpr (sizeof(Id) == 4)
+          if (cfg.place.tier->on_storage) load_kernel3_rows(r, g, rows, cfg, graph_hash, r.spec.scale, comm);
+        return rows.sssp ? rows.sssp->adjacency() : g.template adjacency<NodeWeight<Id>>();
+      },
+      [&](uint64_t bytes) {
+        if (rows.sssp) rows.sssp->report().io_buffer_bytes = bytes;  // kernel 3's rows count their source's
+      }};
+  DistContext<Id> c{r, cfg, share, wshare ? &*wshare : nullptr, g, lists, roots, internal, slots, comm, hooks};
   for_each_kernel_in(DistKernels{}, cfg.kernels, [&](auto kernel) {
     if (r.ok()) decltype(kernel)::run(c);  // a kernel runs only while every search before it is valid
   });

@@ -4,9 +4,13 @@
 
 namespace strata {
 
-std::string count_of(uint64_t n, const std::string& noun) {
+std::string plural_of(const std::string& noun) {
   const bool es = noun.ends_with("s") || noun.ends_with("ch") || noun.ends_with("sh") || noun.ends_with("x");
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : es ? "es" : "s");
+  return noun + (es ? "es" : "s");
+}
+
+std::string count_of(uint64_t n, const std::string& noun) {
+  return std::to_string(n) + " " + (n == 1 ? noun : plural_of(noun));
 }
 
 std::string human_bytes(double bytes) {

@@ -6,7 +6,7 @@
 //   searched(i, more)  untimed: whatever follows a search (traces, validation); more: another search follows
 // and, across processes (cluster/run_mpi.cpp), align() before a search starts and slowest(seconds), the time
 // every process agrees on. BFS (kernel 2) is bfs_searches.hpp's BfsKernel, SSSP (kernel 3) sssp_searches.hpp's
-// SsspKernel; under mpirun both are run_mpi.cpp's DistKernel.
+// SsspKernel; under mpirun both are cluster/dist_searches.hpp's DistKernel over their result type.
 #pragma once
 #include <fmt/format.h>
 

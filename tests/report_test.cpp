@@ -135,6 +135,7 @@ TEST(Units, CountOfPluralNouns) {
   EXPECT_EQ(count_of(3, "search"), "3 searches");
   EXPECT_EQ(count_of(0, "byte"), "0 bytes");
   EXPECT_EQ(count_of(2, "deep tree"), "2 deep trees");
+  EXPECT_EQ(plural_of("SSSP search"), "SSSP searches");
 }
 
 TEST(Progress, EtaFromTheRateSoFar) {

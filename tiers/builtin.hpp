@@ -1,5 +1,5 @@
 // The built-in tiers, in the order runs list them: adding a tier here registers it for one process
-// (registry.cpp) and under mpirun (cluster/run_mpi.cpp's rank searches) at once.
+// (registry.cpp) and under mpirun (cluster/dist_<kernel>_searches.hpp) at once.
 #pragma once
 #include <fmt/format.h>
 
