@@ -9,6 +9,11 @@ expect "strata alone shows the help, exit 0" bash -c "grep -q '^Usage:' '$tmp/he
 "$strata" --version >"$tmp/version.txt"
 expect "--version" bash -c "grep -qE '^strata [0-9]+\.[0-9]+\.[0-9]+$' '$tmp/version.txt' && grep -qE '^commit: [0-9a-f]{7,}|^commit: unknown$' '$tmp/version.txt' &&
   grep -qE '^build: ' '$tmp/version.txt' && grep -qE '^-march=native: (yes|no)' '$tmp/version.txt' && grep -q '^parts: .*libpmem' '$tmp/version.txt'"
+# The testing flags are left out of `run --help`, yet a bad value names them.
+"$strata" run --help >"$tmp/run_help.txt"
+expect "run --help lists --placement, not the testing flags" bash -c "grep -q -- '--placement' '$tmp/run_help.txt' && ! grep -q -- '--debug-' '$tmp/run_help.txt'"
+expect_error "a testing flag's bad value names it" "--debug-corrupt-search" "$strata" run --scale 8 --debug-corrupt-search x
+expect_error "a testing flag given twice names it" "--debug-id-bytes" "$strata" run --scale 8 --debug-id-bytes 8 --debug-id-bytes 4
 
 # The block keeps every line; one human line follows it.
 "$strata" run --scale 10 --roots 4 --json "$tmp/r.json" >"$tmp/run.txt"
