@@ -49,6 +49,7 @@ struct ValidationReport {
 struct KernelInfo {
   const char* name;    // --kernel, the statistics' prefix (bfs_...), the JSON's "kernel"
   const char* title;   // for people: the summary line
+  const char* phase;   // its progress label: the Graph500 spec's name for it
   const char* search;  // one of its searches in a message ("validation failed for SSSP search 3")
   const char* json;    // the JSON's array of its searches
   bool weighted;       // its lists carry kernel 3's float32 weights (kernel 1 builds them for it)
@@ -58,9 +59,9 @@ struct KernelInfo {
   const char* fault_help;
 };
 inline constexpr KernelInfo
-    kBfsKernel{"bfs", "BFS", "search", "searches", false, "--debug-corrupt-search",
+    kBfsKernel{"bfs", "BFS", "kernel 2", "search", "searches", false, "--debug-corrupt-search",
                "testing: corrupt search K's result after timing it (the run must then fail validation)"},
-    kSsspKernel{"sssp", "SSSP", "SSSP search", "sssp_searches", true, "--debug-corrupt-sssp",
+    kSsspKernel{"sssp", "SSSP", "kernel 3", "SSSP search", "sssp_searches", true, "--debug-corrupt-sssp",
                 "testing: lengthen one distance in SSSP search K's result after timing it (validation must fail)"};
 // The Graph500 kernels, in the order the reference runs them (BFS first).
 inline constexpr const KernelInfo* kKernels[] = {&kBfsKernel, &kSsspKernel};

@@ -103,7 +103,7 @@ TEST(SummaryLine, NamesScalePlacementValidationTepsSpreadAndJson) {
 // A kernel the report has never heard of: its searches go under its JSON name with its figures as they are, its
 // settings at the top, and the summary line names it -- no formatting code knows a kernel.
 TEST(Json, AnyKernelsSearchesFiguresAndSettings) {
-  static constexpr KernelInfo kTestKernel{"test", "Test", "test search", "test_searches", false, "--debug-corrupt-test", "testing"};
+  static constexpr KernelInfo kTestKernel{"test", "Test", "kernel 9", "test search", "test_searches", false, "--debug-corrupt-test", "testing"};
   RunResult r;
   r.spec.scale = 10;
   r.placement.tier = &kInCore;
