@@ -52,7 +52,7 @@ struct DistBfsSearches {
   static void run(DistContext<Id>& c) {
     const Adjacency<Id> at = c.lists.ids();
     with_builtin_tier(*c.cfg.place.tier, [&](auto tier) {
-      return decltype(tier)::template with_bfs_source<Id>(at, c.cfg.place, [&](auto source) {
+      return decltype(tier)::template with_id_lists<Id>(at, c.cfg.place, [&](auto source) {
         DistBfs<Id, decltype(source)> bfs(c.g, c.comm, c.cfg.bfs, at.g, std::move(source));
         c.template run<DistTree<Id>>(c.share, bfs, bfs.state_bytes() + c.g.local_count() * sizeof(Id));
         return 0;

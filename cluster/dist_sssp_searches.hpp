@@ -63,7 +63,7 @@ struct DistSsspSearches {
     } else {
       const Adjacency<Id, NodeWeight<Id>> at = c.lists.weighted();
       with_builtin_tier(*c.cfg.place.tier, [&](auto tier) {
-        return decltype(tier)::template with_sssp_source<Id>(at, c.cfg.place, c.cfg.delta, [&](auto source) {
+        return decltype(tier)::template with_weighted_lists<Id>(at, c.cfg.place, c.cfg.delta, [&](auto source) {
           DistDeltaStepping<Id, decltype(source)> sssp(c.g, c.comm, at.g, std::move(source), c.cfg.delta);
           c.lists.source_buffers(sssp.io_buffer_bytes());
           const int passes = c.template run<DistPaths<Id>>(*c.wshare, sssp,

@@ -59,7 +59,7 @@ class Distributed : public ::testing::Test {
     EXPECT_EQ(internal_roots(*g_, {root_}, *world), std::vector<Id>{internal});
     out_ = std::vector<Id>(g_->local_count());
     // The rank's search over its lists in DRAM, from the in-core tier's source (as the MPI driver makes it).
-    InCoreTier::with_bfs_source<Id>(g_->template adjacency<Id>(), PlacementSpec{}, [&](auto source) {
+    InCoreTier::with_id_lists<Id>(g_->template adjacency<Id>(), PlacementSpec{}, [&](auto source) {
       DistBfs<Id, decltype(source)> bfs(*g_, *world, BfsOptions{}, g_->rows, std::move(source));
       bfs.search(internal, out_.data());
       nedge_ = bfs.reached_raw_degree_sum() / 2;
@@ -252,7 +252,7 @@ class DistributedSssp : public ::testing::Test {
     one_ = new Csr<Id, float>(build_csr<Id, float>(GeneratedEdges{Kronecker(kSpec)}));
     std::vector<float> d(g_->local_count());
     std::vector<Id> p(g_->local_count());
-    InCoreTier::with_sssp_source<Id>(g_->template adjacency<NodeWeight<Id>>(), PlacementSpec{}, 0.05f, [&](auto source) {
+    InCoreTier::with_weighted_lists<Id>(g_->template adjacency<NodeWeight<Id>>(), PlacementSpec{}, 0.05f, [&](auto source) {
       DistDeltaStepping<Id, decltype(source)> sssp(*g_, *world, g_->rows, std::move(source), 0.05f);
       sssp.search(internal_roots(*g_, {kRoot}, *world)[0], d.data(), p.data());
       nedge_ = sssp.reached_raw_degree_sum() / 2;

@@ -19,18 +19,18 @@ struct InCoreTier {
                       const PhaseProgress& progress) {
     prepare_in_core(pg, source, spec, topo, progress);
   }
-  // Kernel 2: every list in DRAM.
+  // The id lists (kernel 2 reads them): every list in DRAM.
   template <class Id, class Fn>
-  static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec&, Fn&& fn) {
+  static auto with_id_lists(const Adjacency<Id>& at, const PlacementSpec&, Fn&& fn) {
     return fn(WholeLists<Id>(at.g.adj.data(), at.g.offsets));
   }
-  // Kernel 3: the lists by weight, as pairs (a rank) or with the weights beside (one process, once
-  // ready_kernel3_lists has ordered them).
+  // The weighted lists (kernel 3's), split light and heavy at `split`: the lists by weight, as pairs (a rank) or
+  // with the weights beside (one process, once ready_kernel3_lists has ordered them).
   template <class Id, class Fn>
-  static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float delta, Fn&& fn) {
-    if (at.pairs) return fn(PairLists<Id>({at.pairs}, at.g.offsets, delta));
+  static auto with_weighted_lists(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec&, float split, Fn&& fn) {
+    if (at.pairs) return fn(PairLists<Id>({at.pairs}, at.g.offsets, split));
     if (!at.by_weight) throw Error("internal error: kernel 3's in-core lists searched before ready_kernel3_lists");
-    return fn(InCoreByWeight<Id>({at.g.adj.data(), at.weights}, at.g.offsets, delta));
+    return fn(InCoreByWeight<Id>({at.g.adj.data(), at.weights}, at.g.offsets, split));
   }
 };
 

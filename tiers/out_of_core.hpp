@@ -16,17 +16,19 @@ namespace strata {
 struct OutOfCoreTier : OnStorageKernel1 {
   static constexpr Tier kTier = kOutOfCore;
 
-  // Kernel 2: the cache's prefixes in DRAM, the tails read in file order (the partitions must be the files').
+  // The id lists (kernel 2 reads them): the cache's prefixes in DRAM, the tails read in file order (the partitions
+  // must be the files').
   template <class Id, class Fn>
-  static auto with_bfs_source(const Adjacency<Id>& at, const PlacementSpec& spec, Fn&& fn) {
+  static auto with_id_lists(const Adjacency<Id>& at, const PlacementSpec& spec, Fn&& fn) {
     return fn(PrefixAndReadTails<Id>(at.g, *at.cache, *at.files, spec.io, *at.parts,
                                      HybridBfs<Id>::active_vertices(at.g)));
   }
-  // Kernel 3: the weighted edge cache's light-first prefixes, the tails read like kernel 2's.
+  // The weighted lists (kernel 3's), split light and heavy at `split`: the weighted edge cache's light-first
+  // prefixes, the tails read like the id lists'.
   template <class Id, class Fn>
-  static auto with_sssp_source(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec, float delta,
-                               Fn&& fn) {
-    return fn(WeightsReadTails<Id>(at.g, *at.cache, *at.files, spec.io, *at.parts, delta));
+  static auto with_weighted_lists(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec, float split,
+                                  Fn&& fn) {
+    return fn(WeightsReadTails<Id>(at.g, *at.cache, *at.files, spec.io, *at.parts, split));
   }
 };
 

@@ -1,8 +1,8 @@
 // What each tier does, by registration: its kernel 1 (from the run's tuples: a graph directory's, or the
 // generator's where it needs no directory) and its neighbour sources, for 32- and 64-bit ids. A tier is a type
-// with a `static constexpr Tier kTier`, a template `prepare`, and `with_bfs_source` (and `with_sssp_source` where
-// it runs kernel 3): given where the lists are (engine/adjacency.hpp), it calls fn with its source over them
-// (tiers/in_core.hpp is the shortest). One process wraps the source in its search here; an MPI rank wraps it
+// with a `static constexpr Tier kTier`, a template `prepare`, and a source for each kind of lists a kernel reads:
+// `with_id_lists` (kernel 2's) and, where the tier runs kernel 3, `with_weighted_lists`: given where the lists are
+// (engine/adjacency.hpp), it calls fn with its source over them (tiers/in_core.hpp is the shortest). One process wraps the source in its search here; an MPI rank wraps it
 // in the rank's search (cluster/), so a tier is written once for both backends. make_tier_entry turns a tier
 // into an entry and register_tier adds it; the drivers find a run's tier by name (find_tier) and its
 // operations by the tier (tier_ops); tiers/builtin.hpp lists the built-in ones.
@@ -76,26 +76,26 @@ Adjacency<Id, Entry> adjacency_of(const PlacedGraph<Id>& pg) {
 // One process's searches over tier T's sources.
 template <class T, class Id>
 std::unique_ptr<GraphSearch<Id>> tier_search(const Adjacency<Id>& at, const PlacementSpec& spec, const BfsOptions& bfs) {
-  return T::template with_bfs_source<Id>(at, spec, [&](auto source) -> std::unique_ptr<GraphSearch<Id>> {
+  return T::template with_id_lists<Id>(at, spec, [&](auto source) -> std::unique_ptr<GraphSearch<Id>> {
     return std::make_unique<HybridBfs<Id, decltype(source)>>(at.g, std::move(source), *at.parts, bfs);
   });
 }
 template <class T, class Id>
 std::unique_ptr<ShortestPaths<Id>> tier_sssp(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec,
                                              float delta) {
-  return T::template with_sssp_source<Id>(at, spec, delta, [&](auto source) -> std::unique_ptr<ShortestPaths<Id>> {
+  return T::template with_weighted_lists<Id>(at, spec, delta, [&](auto source) -> std::unique_ptr<ShortestPaths<Id>> {
     return std::make_unique<DeltaStepping<Id, decltype(source)>>(at.g, std::move(source), delta);
   });
 }
 
-// Whether tier T has a kernel 3 source (a tier may run kernel 2 alone).
+// Whether tier T has a source over the weighted lists (a tier may serve the id lists alone: kernel 2).
 struct AnySource {
   template <class Source>
   int operator()(Source&&) const { return 0; }
 };
 template <class T, class Id>
-constexpr bool kRunsSssp = requires(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec) {
-  T::template with_sssp_source<Id>(at, spec, 1.0f, AnySource{});
+constexpr bool kHasWeightedLists = requires(const Adjacency<Id, NodeWeight<Id>>& at, const PlacementSpec& spec) {
+  T::template with_weighted_lists<Id>(at, spec, 1.0f, AnySource{});
 };
 
 template <class T, class Id>
@@ -106,7 +106,7 @@ TierOps<Id> make_tier_ops() {
   ops.search = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, const BfsOptions& bfs) {
     return tier_search<T>(adjacency_of(pg), spec, bfs);
   };
-  if constexpr (sizeof(Id) == 4 && kRunsSssp<T, Id>)
+  if constexpr (sizeof(Id) == 4 && kHasWeightedLists<T, Id>)
     ops.sssp = [](const PlacedGraph<Id>& pg, const PlacementSpec& spec, float delta) {
       return tier_sssp<T>(adjacency_of<Id, NodeWeight<Id>>(pg), spec, delta);
     };
