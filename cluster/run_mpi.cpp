@@ -352,6 +352,7 @@ DistGraph<Id> kernel1(RunResult& r, const RunConfig& cfg, const TupleSource& sou
 
 // The kernels under mpirun, in the reference's order: adding one here registers it with the ranks' run.
 using DistKernels = KernelList<DistBfsSearches, DistSsspSearches>;
+static_assert(lists_every_kernel(DistKernels{}), "DistKernels lists every kernel of kKernels, in its order");
 
 // The rows on this rank's storage, in its report and (rank 0's figures, every rank's disk) the placement's.
 template <class Id>

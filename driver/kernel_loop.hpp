@@ -54,6 +54,13 @@ template <class Fn, class... K>
 void for_each_kernel_in(KernelList<K...>, const KernelSet& asked, Fn&& fn) {
   ((asked.has(K::kInfo) ? fn(K{}) : void()), ...);
 }
+// Whether a driver's list holds every kernel of kKernels, in its order: a kernel `--kernel` accepts but a driver
+// does not list would be asked and never run (each driver static_asserts it).
+template <class... K>
+constexpr bool lists_every_kernel(KernelList<K...>) {
+  size_t i = 0;
+  return sizeof...(K) == kKernelCount && ((&K::kInfo == kKernels[i++]) && ...);
+}
 
 template <class Kernel>
 void time_searches(Kernel& kernel, const std::vector<uint64_t>& roots, std::vector<SearchRecord>& records,

@@ -14,6 +14,7 @@
 namespace strata {
 
 using Graph500Kernels = KernelList<BfsSearches, SsspSearches>;
+static_assert(lists_every_kernel(Graph500Kernels{}), "driver/kernels.hpp lists every kernel of kKernels, in its order");
 
 template <class Fn>
 void for_each_kernel(const KernelSet& asked, Fn&& fn) {
