@@ -36,9 +36,13 @@ RunResult result_for(const RunConfig& cfg) {
   r.place = cfg.place;
   r.kernels = cfg.kernels;
   for (const KernelInfo* k : kKernels)
-    if (cfg.kernels.has(*k)) r.runs.push_back({k});
-  if (cfg.kernels.has(kSsspKernel)) r.run(kSsspKernel).settings.add("sssp_delta", double(cfg.delta));
+    if (cfg.kernels.has(*k)) r.runs.push_back({k, {}, k->settings ? k->settings(cfg) : SearchFacts{}});
   return r;
+}
+SearchFacts sssp_settings(const RunConfig& cfg) {
+  SearchFacts out;
+  out.add("sssp_delta", double(cfg.delta));
+  return out;
 }
 uint64_t RunResult::bytes_read() const {
   uint64_t sum = 0;

@@ -45,6 +45,8 @@ struct ValidationReport {
   CsrPassPhases csr_phases;  // kernel 2's passes
 };
 
+struct RunConfig;
+
 // A Graph500 kernel as its results are reported.
 struct KernelInfo {
   const char* name;    // --kernel, the statistics' prefix (bfs_...), the JSON's "kernel"
@@ -57,12 +59,16 @@ struct KernelInfo {
   // validation must then fail the run), and its help.
   const char* fault_flag;
   const char* fault_help;
+  // Its settings from the run's options, as JSON keys at the top of the result (null: none).
+  SearchFacts (*settings)(const RunConfig&) = nullptr;
 };
+SearchFacts sssp_settings(const RunConfig& cfg);  // sssp_delta
 inline constexpr KernelInfo
     kBfsKernel{"bfs", "BFS", "kernel 2", "search", "searches", false, "--debug-corrupt-search",
                "testing: corrupt search K's result after timing it (the run must then fail validation)"},
     kSsspKernel{"sssp", "SSSP", "kernel 3", "SSSP search", "sssp_searches", true, "--debug-corrupt-sssp",
-                "testing: lengthen one distance in SSSP search K's result after timing it (validation must fail)"};
+                "testing: lengthen one distance in SSSP search K's result after timing it (validation must fail)",
+                sssp_settings};
 // The Graph500 kernels, in the order the reference runs them (BFS first).
 inline constexpr const KernelInfo* kKernels[] = {&kBfsKernel, &kSsspKernel};
 inline constexpr size_t kKernelCount = std::size(kKernels);
