@@ -118,7 +118,7 @@ SearchTotals run_dist_searches(RunResult& r, const RunConfig& cfg, const TupleSh
   DistKernel<Output, Id, Source, Search> kernel{comm, cfg, hooks, r, g, search, roots, internal, validation};
   RunHooks shown = hooks;
   if (!comm.root()) shown.progress = nullptr;
-  time_searches(kernel, roots, r.run(kInfo).searches, shown, kInfo.phase);
+  time_searches(kernel, roots, r.run(kInfo), shown);
   if (validation) kernel.totals.passes = validation->passes;
   return kernel.totals;
 }

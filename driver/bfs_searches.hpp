@@ -123,7 +123,7 @@ void run_bfs_searches(RunResult& result, const RunConfig& cfg, const Source& sou
   std::optional<CsrPassValidation<Id, Source>> on_disk;
   if (plan) on_disk.emplace(pg, source, bfs, parent, result, hooks, *plan);
   BfsKernel<Id, Source> kernel{cfg, hooks, result, pg, bfs, roots, internal, csr, parent, tuples, on_disk};
-  time_searches(kernel, roots, result.run(kBfsKernel).searches, hooks, kBfsKernel.phase);
+  time_searches(kernel, roots, result.run(kBfsKernel), hooks);
 }
 
 // Whether kernel 2's searches are checked against the on-disk CSR (spilled batches), or against the tuples in

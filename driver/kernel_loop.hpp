@@ -63,8 +63,9 @@ constexpr bool lists_every_kernel(KernelList<K...>) {
 }
 
 template <class Kernel>
-void time_searches(Kernel& kernel, const std::vector<uint64_t>& roots, std::vector<SearchRecord>& records,
-                   const RunHooks& hooks, const char* phase) {
+void time_searches(Kernel& kernel, const std::vector<uint64_t>& roots, KernelRun& run, const RunHooks& hooks) {
+  std::vector<SearchRecord>& records = run.searches;
+  const char* phase = run.kernel->phase;
   kernel.search(0);  // warm-up, untimed and not reported
   for (size_t i = 0; i < roots.size(); ++i) {
     if constexpr (requires { kernel.align(); }) kernel.align();

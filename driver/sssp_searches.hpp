@@ -172,7 +172,7 @@ void run_sssp_searches(RunResult& result, const RunConfig& cfg, PlacedGraph<Id>&
       lent = plan.slots > 1 && plan.lend_cache;
     }
     SsspKernel<Id> kernel{cfg, hooks, result, pg, sssp, roots, internal, by_label, stored, passes};
-    time_searches(kernel, roots, result.run(kSsspKernel).searches, hooks, kSsspKernel.phase);
+    time_searches(kernel, roots, result.run(kSsspKernel), hooks);
     if (cfg.validate) result.run(kSsspKernel).validation = sssp_validation(on_storage, batch, passes, lent);
   }
 }
