@@ -264,11 +264,14 @@ inline CsrFiles open_csr(const GraphDir& dir, const std::string& path, int parts
 
 }  // namespace prepare_detail
 
+namespace prepare_detail {
+
+// The DRAM account before kernel 1: the O(N) state, the I/O and stream buffers, the budget and the build's
+// scratch (the budget, or, DAX without one, a quarter of what is free beyond the state, plus the part of the
+// state the build does not use: the search's arrays come after it, so fewer passes).
 template <class Id>
-void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
-                    const PhaseProgress& progress) {
+void plan_dram(DramAccount& d, const GraphDir& dir, const PlacementSpec& spec) {
   const bool dax = spec.tier->in_place;
-  DramAccount& d = out.dram;
   // Kernel 0's degree count, still held, becomes the build's label array: DRAM this run has, not a neighbour's.
   d.available = available_memory_bytes() + (spec.counted ? spec.counted->held_bytes() : 0);
   d.state = tiered_state_bytes(dir.spec().vertex_count(), sizeof(Id), spec.weighted);
@@ -277,77 +280,83 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   const uint64_t fixed = d.state + d.stream_buffers;
   d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
                            std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
-  // The build's scratch: the budget, or (DAX without one) a quarter of what is free beyond the O(N) state, plus
-  // the part of the state the build does not use (the search's arrays come after it): fewer passes.
   const uint64_t build_state = tiered_build_state_bytes(dir.spec().vertex_count(), sizeof(Id));
   d.build_scratch = (d.budget > 0 ? d.budget : (d.available > fixed ? (d.available - fixed) / 4 : 0)) +
                     (d.state > build_state ? d.state - build_state : 0);
+}
 
-  const double t0 = now();
-  out.spec = spec;
-  // The first kernel's CSR (kernel 2's unweighted one, or kernel 3's alone), then kernel 3's beside kernel 2's.
-  const bool first_weighted = spec.weighted && !spec.ids, both = spec.weighted && spec.ids;
-  const std::string path = CsrFiles::path_for(dir.path(), spec.parts, first_weighted);
-  const std::string weighted_path = CsrFiles::path_for(dir.path(), spec.parts, true);
-  ExternalBuildStats build{};
-  bool reused = prepare_detail::build_or_reuse_csr<Id>(dir, path, spec.parts, topo, d.build_scratch, dax,
-                                                       first_weighted, build, progress, spec.counted);
-  if (both) {
+// The run's CSR paths: the first kernel's (kernel 2's unweighted one, or kernel 3's alone), and kernel 3's beside
+// kernel 2's when both run.
+struct CsrPaths {
+  bool first_weighted, both;
+  std::string first, weighted;
+  std::vector<std::string> all() const { return both ? std::vector<std::string>{first, weighted} : std::vector<std::string>{first}; }
+};
+
+inline CsrPaths csr_paths(const GraphDir& dir, const PlacementSpec& spec) {
+  const bool first_weighted = spec.weighted && !spec.ids;
+  return {first_weighted, spec.weighted && spec.ids, CsrFiles::path_for(dir.path(), spec.parts, first_weighted),
+          CsrFiles::path_for(dir.path(), spec.parts, true)};
+}
+
+// Kernel 1 on storage: each CSR the run needs, built or reused. Returns whether all were reused.
+template <class Id>
+bool build_or_reuse_csrs(const GraphDir& dir, const CsrPaths& at, const PlacementSpec& spec, const Topology& topo,
+                         uint64_t scratch, ExternalBuildStats& build, const PhaseProgress& progress) {
+  const bool dax = spec.tier->in_place;
+  bool reused = build_or_reuse_csr<Id>(dir, at.first, spec.parts, topo, scratch, dax, at.first_weighted, build, progress,
+                                       spec.counted);
+  if (at.both) {
     ExternalBuildStats second{};
-    const bool second_reused = prepare_detail::build_or_reuse_csr<Id>(dir, weighted_path, spec.parts, topo,
-                                                                      d.build_scratch, dax, true, second, progress,
-                                                                      spec.counted);
+    const bool second_reused =
+        build_or_reuse_csr<Id>(dir, at.weighted, spec.parts, topo, scratch, dax, true, second, progress, spec.counted);
     if (!second_reused) build.passes += second.passes;
     reused = reused && second_reused;
   }
-  if (reused) d.build_scratch = 0;
-  const double built = now();
-  const auto read_csr = [&](auto&& read, const std::string& at) {  // what a stored CSR refuses says how to get a good one
-    try {
-      read();
-    } catch (const Error& e) {
-      throw with_rebuild_hint(e, at);
-    }
-  };
-  read_csr([&] {
-    out.files.emplace(prepare_detail::open_csr(dir, path, spec.parts, first_weighted));
-    out.g = load_csr_meta<Id>(*out.files);
-  }, path);
-  if (both)  // kernel 3's lists are kernel 2's by weight: the same offsets, labels and duplicates
-    read_csr([&] {
-      out.weighted_files.emplace(prepare_detail::open_csr(dir, weighted_path, spec.parts, true));
-      const CsrLayout& a = out.files->layout();
-      const CsrLayout& b = out.weighted_files->layout();
-      if (b.n != a.n || b.entries != a.entries || b.bounds != a.bounds || out.weighted_files->meta_hash() != out.files->meta_hash())
-        throw Error(fmt::format("{} does not describe the graph {} does (another build's metadata)", weighted_path, path));
-    }, weighted_path);
-  // The budget's refusals are about the budget: the CSR is good and stays.
-  d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id), spec.weighted);
-  d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
-                           std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
-  const uint64_t k = prepare_detail::choose_k(out.g, spec, d, out.files->layout().entry_bytes());
-  out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
-  out.report.is_pmem = dax;
-  read_csr([&] {
-    if (dax) prepare_detail::map_partitions(out, *out.files, out.mappings);
-    prepare_detail::load_cache(out, first_weighted, k, progress);
-  }, path);
-  if (both && dax) read_csr([&] { prepare_detail::map_partitions(out, *out.weighted_files, out.weighted_mappings); }, weighted_path);
-  out.report.on_mem_edges = k;
-  const double loaded = now();
-  // A reused CSR counts the build it took, so that construction_time always covers building the graph.
-  out.report.degree_count_in_kernel0_time = taken_seconds(spec.counted);
-  const double build_time = reused ? out.files->layout().build_seconds : built - t0 + out.report.degree_count_in_kernel0_time;
-  out.construction_time = build_time + (loaded - built);
+  return reused;
+}
 
+// What a stored CSR refuses says how to get a good one.
+template <class Fn>
+void read_csr(Fn&& read, const std::string& at) {
+  try {
+    read();
+  } catch (const Error& e) {
+    throw with_rebuild_hint(e, at);
+  }
+}
+
+// The built CSRs opened and their metadata loaded; kernel 3's, beside kernel 2's, must describe the same graph
+// (its lists are kernel 2's by weight: the same offsets, labels and duplicates).
+template <class Id>
+void open_csrs(PlacedGraph<Id>& out, const GraphDir& dir, const CsrPaths& at, int parts) {
+  read_csr([&] {
+    out.files.emplace(open_csr(dir, at.first, parts, at.first_weighted));
+    out.g = load_csr_meta<Id>(*out.files);
+  }, at.first);
+  if (!at.both) return;
+  read_csr([&] {
+    out.weighted_files.emplace(open_csr(dir, at.weighted, parts, true));
+    const CsrLayout& a = out.files->layout();
+    const CsrLayout& b = out.weighted_files->layout();
+    if (b.n != a.n || b.entries != a.entries || b.bounds != a.bounds || out.weighted_files->meta_hash() != out.files->meta_hash())
+      throw Error(fmt::format("{} does not describe the graph {} does (another build's metadata)", at.weighted, at.first));
+  }, at.weighted);
+}
+
+// The tiered placement's report: the CSR on disk, its build, the cache, and where each array lives.
+template <class Id>
+void report_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const CsrPaths& at, const ExternalBuildStats& build,
+                   bool reused, double build_time, double cache_load_time) {
+  const bool dax = out.spec.tier->in_place;
   PlacementReport& r = out.report;
-  r.tier = spec.tier;
+  r.tier = out.spec.tier;
   r.on_mem_edges_all = r.on_mem_edges >= (out.g.n ? out.g.degree(0) : 0);
-  r.hub_degree = spec.hub_degree;
+  r.hub_degree = out.spec.hub_degree;
   r.adjacency_bytes = out.g.directed_edges() * out.files->layout().entry_bytes();
-  r.csr_dir = path;
+  r.csr_dir = at.first;
   r.csr_disk_bytes = 0;
-  for (const std::string& dir_path : both ? std::vector<std::string>{path, weighted_path} : std::vector<std::string>{path})
+  for (const std::string& dir_path : at.all())
     for (const auto& file : std::filesystem::directory_iterator(dir_path))
       if (file.is_regular_file()) r.csr_disk_bytes += file.file_size();
   r.tuple_file_bytes = dir.data_bytes();
@@ -355,19 +364,59 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   r.csr_build_time = build_time;
   if (!reused) r.csr_build_passes = build.passes, r.csr_build_tuple_passes = build.tuple_passes, r.csr_build = build;
   r.csr_build_renumbered_bytes = build.renumbered_bytes;
-  r.cache_load_time = loaded - built;
+  r.cache_load_time = cache_load_time;
   const std::vector<const DirectFile*> adj = out.files->adj_files();
   r.direct_io = !dax && std::all_of(adj.begin(), adj.end(), [](const DirectFile* f) { return f->direct; });
-  d.edge_cache = out.cache_bytes();
-  d.graph = out.g.bytes() + out.cache_bytes() + out.cache_index().bytes();
+  out.dram.edge_cache = out.cache_bytes();
+  out.dram.graph = out.g.bytes() + out.cache_bytes() + out.cache_index().bytes();
   std::vector<int> cpu_nodes;
   for (int n : out.partitioning.node)
     if (std::find(cpu_nodes.begin(), cpu_nodes.end(), n) == cpu_nodes.end()) cpu_nodes.push_back(n);
   const std::string local = fmt::format("DRAM, partitioned over CPU nodes {}", fmt::join(cpu_nodes, ","));
-  r.memory_placement = {{"adjacency", dax ? fmt::format("mapped in place from {} ({})", path, r.is_pmem ? "pmem" : "page cache")
-                                          : fmt::format("on storage in {}, read with io_uring", path)},
+  r.memory_placement = {{"adjacency", dax ? fmt::format("mapped in place from {} ({})", at.first, r.is_pmem ? "pmem" : "page cache")
+                                          : fmt::format("on storage in {}, read with io_uring", at.first)},
                         {"edge_cache", local}, {"offsets", local}, {"labels", local}, {"duplicates", local},
                         {"parents", local},    {"frontiers", local}};
+}
+
+}  // namespace prepare_detail
+
+// Out-of-core and DAX: the DRAM planned, kernel 1 on storage (or its CSR reused), the CSR opened, K chosen in the
+// budget, the edge cache loaded (DAX: the partitions mapped), and the report.
+template <class Id>
+void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSpec& spec, const Topology& topo,
+                    const PhaseProgress& progress) {
+  using namespace prepare_detail;
+  const bool dax = spec.tier->in_place;
+  DramAccount& d = out.dram;
+  plan_dram<Id>(d, dir, spec);
+  const double t0 = now();
+  out.spec = spec;
+  const CsrPaths at = csr_paths(dir, spec);
+  ExternalBuildStats build{};
+  const bool reused = build_or_reuse_csrs<Id>(dir, at, spec, topo, d.build_scratch, build, progress);
+  if (reused) d.build_scratch = 0;
+  const double built = now();
+  open_csrs(out, dir, at, spec.parts);
+  // The budget's refusals are about the budget: the CSR is good and stays.
+  d.state = out.g.bytes() + PrefixIndex::bytes_for(out.g.n) + tiered_search_bytes(out.g.n, sizeof(Id), spec.weighted);
+  d.budget = tiered_budget(spec.dram_budget, dax, d.state, d.io_buffers, d.available, spec.threads, spec.io,
+                           std::string(spec.tier->name).c_str(), dir.spec().scale, d.stream_buffers);
+  const uint64_t k = choose_k(out.g, spec, d, out.files->layout().entry_bytes());
+  out.partitioning = Partitioning::with_bounds(out.files->layout().bounds, topo);
+  out.report.is_pmem = dax;
+  read_csr([&] {
+    if (dax) map_partitions(out, *out.files, out.mappings);
+    load_cache(out, at.first_weighted, k, progress);
+  }, at.first);
+  if (at.both && dax) read_csr([&] { map_partitions(out, *out.weighted_files, out.weighted_mappings); }, at.weighted);
+  out.report.on_mem_edges = k;
+  const double loaded = now();
+  // A reused CSR counts the build it took, so that construction_time always covers building the graph.
+  out.report.degree_count_in_kernel0_time = taken_seconds(spec.counted);
+  const double build_time = reused ? out.files->layout().build_seconds : built - t0 + out.report.degree_count_in_kernel0_time;
+  out.construction_time = build_time + (loaded - built);
+  report_tiered(out, dir, at, build, reused, build_time, loaded - built);
 }
 
 // A validation pass's borrowed edge cache loaded again, kernel 2's or (weighted) kernel 3's, with the same K and
