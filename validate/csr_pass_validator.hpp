@@ -194,6 +194,7 @@ class CsrPassValidator {
   void check_block(const Unit& u, const AlignedBuffer& adj, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const AlignedBuffer& step_adj, const ParentWindows& pw);
   void write_windows(WriteBehind& behind, size_t h, int slot, uint64_t a, uint64_t m);
+  std::string spill_and_translate(const SearchToCheck<Id>& s, const Id* internal_parent, int slot);
   int32_t spill_levels(int slot, const Id* internal_parent, const int32_t* level);
   void start_rows(int first, int count, bool nibble);
   void load_rows(std::vector<uint64_t>& twice_nedge);
@@ -408,23 +409,19 @@ void CsrPassValidator<Id>::write_windows(WriteBehind& behind, size_t h, int slot
   behind.start(h);
 }
 
+// Search `slot`'s parents spilled (unless packed: then spilled with their levels later) and checked against its
+// output: the output's entries and the internal parents' translated, summed as a multiset hash
+// (validate_detail::entry_term), each array read in order: comparing entry by entry reads one of them at random,
+// a cache miss a vertex over the whole array (most of the spill's CPU time at SCALE 25). Only a difference is
+// looked for entry by entry, to name it. Returns the message of the first difference ("": none), said now: the
+// caller's scratch may be the output's memory.
 template <class Id>
-typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToCheck<Id>& s, const Id* internal_parent,
-                                                               Id internal_root, std::span<int32_t> scratch,
-                                                               Verdict& verdict) {
+std::string CsrPassValidator<Id>::spill_and_translate(const SearchToCheck<Id>& s, const Id* internal_parent, int slot) {
   const uint64_t n = g_.n;
-  const int slot = size();
   const Id* to_input = g_.to_input.data();
-  uint64_t mismatch = UINT64_MAX;  // the first vertex whose two parents differ
-  // The translation check: the output's entries and the internal parents' translated, summed as a multiset
-  // hash (validate_detail::entry_term), each array read in order: comparing entry by entry reads one of them
-  // at random, a cache miss a vertex over the whole array (most of the spill's CPU time at SCALE 25). Only a
-  // difference is looked for entry by entry, to name it.
   uint64_t internal_sum = 0, output_sum = 0;
   // What the output must hold for internal parent p: its label (none, or out of range: itself; rule 1 names it).
   auto translated = [n, to_input](Id p) { return p == kNoVertex<Id> || p >= n ? p : to_input[p]; };
-  double clock = now();
-  auto lap = [&clock] { const double t = now(); return t - std::exchange(clock, t); };
   {
     WriteBehind behind(spill_, buffer_);
     const uint64_t per = std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id)));  // windows a part
@@ -446,20 +443,30 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     }
     behind.finish();
   }
-  phases_.spill += lap();
-  if (internal_sum != output_sum) {
+  if (internal_sum == output_sum) return {};
+  uint64_t mismatch = UINT64_MAX;  // the first vertex whose two parents differ
 #pragma omp parallel for schedule(static) reduction(min : mismatch)
-    for (uint64_t v = 0; v < n; ++v)
-      if (s.parent[to_input[v]] != translated(internal_parent[v])) mismatch = std::min(mismatch, v);
-  }
-  std::string differ;  // said now: scratch may be the output's memory
-  if (mismatch != UINT64_MAX) {
-    const Id p = internal_parent[mismatch];
-    differ = fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
-                         "the search's array",
-                         label(mismatch), uint64_t(s.parent[to_input[mismatch]]),
-                         p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : std::to_string(label(p)));
-  }
+  for (uint64_t v = 0; v < n; ++v)
+    if (s.parent[to_input[v]] != translated(internal_parent[v])) mismatch = std::min(mismatch, v);
+  if (mismatch == UINT64_MAX) return {};
+  const Id p = internal_parent[mismatch];
+  return fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
+                     "the search's array",
+                     label(mismatch), uint64_t(s.parent[to_input[mismatch]]),
+                     p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : std::to_string(label(p)));
+}
+
+template <class Id>
+typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToCheck<Id>& s, const Id* internal_parent,
+                                                               Id internal_root, std::span<int32_t> scratch,
+                                                               Verdict& verdict) {
+  const uint64_t n = g_.n;
+  const int slot = size();
+  const Id* to_input = g_.to_input.data();
+  double clock = now();
+  auto lap = [&clock] { const double t = now(); return t - std::exchange(clock, t); };
+  const std::string differ = spill_and_translate(s, internal_parent, slot);
+  phases_.spill += lap();
   std::string why;
   int32_t* level = scratch.data();
   const bool tree = validate_detail::tree_levels(n, internal_parent, internal_root, level, why, to_input);
