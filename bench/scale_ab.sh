@@ -2,7 +2,9 @@
 # The flagship's searches, two binaries on one on-disk CSR (issue 24: "out-of-core TEPS at SCALE 28 is not
 # allowed to drop"), root: BASE=<older strata> bench/scale_ab.sh [SCALE] (default 28).
 #
-# The flagship's regime (bench/scale.sh): xfs on a direct-io loop device, the spec alone, a cgroup v1 cap of
+# The flagship's regime (bench/scale.sh): xfs on a direct-io loop device, the spec alone (TUPLES=stored: the tuple
+# file, so that kernel 0 reads them instead of regenerating: a build older than 7738b05 generates 12x slower on a
+# machine without AVX-512), a cgroup v1 cap of
 # 7 GiB at SCALE 28 (scaled by 2^(SCALE-28)), budget = cap - 16 bytes a vertex - 96 MiB, ROOTS (64) searches
 # out-of-core, not validated (the searches are what is compared). BASE writes the graph directory and builds the
 # CSR once (a build of any version reads an older CSR; an older one refuses a newer), then RUNS (2) rounds run
@@ -24,7 +26,8 @@ free=$(df --output=avail -B1 /var/tmp | tail -1)
 mountpoint -q "${MNT:-/mnt/strata-bench}" || ((image_size < free)) ||
   { echo "needs $(numfmt --to=iec $image_size) of disk, $(numfmt --to=iec "$free") free" >&2; exit 1; }
 source "$(dirname "$0")/loopfs.sh"
-g=$mnt/ab$scale-spec
+tuples=${TUPLES:-spec}
+g=$mnt/ab$scale-$tuples
 budget=$((cap - n * 16 - (96 << 20)))
 ((budget > 0)) || { echo "a $(numfmt --to=iec $cap) cap leaves no budget beyond 16 bytes a vertex" >&2; exit 1; }
 
@@ -48,7 +51,8 @@ PY
 
 if [[ ! -f $g/graph.hdr ]]; then
   log "SCALE $scale: the graph directory and its CSR, by BASE (cap $(numfmt --to=iec $cap), budget $(numfmt --to=iec $budget))"
-  "$base" generate --scale "$scale" --out "$g" --no-tuples 2>/dev/null
+  flag=(); [[ $tuples == spec ]] && flag=(--no-tuples)
+  "$base" generate --scale "$scale" --out "$g" "${flag[@]}" 2>/dev/null
   run_capped "$cap" "$base" run --graph "$g" --roots 1 --threads "$threads" --placement out-of-core \
     --dram-budget "$budget" --no-validate >/tmp/strata-scale-ab-build.out 2>&1 ||
     { tail -5 /tmp/strata-scale-ab-build.out >&2; exit 1; }
