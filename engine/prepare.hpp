@@ -262,10 +262,6 @@ inline CsrFiles open_csr(const GraphDir& dir, const std::string& path, int parts
   return files;
 }
 
-}  // namespace prepare_detail
-
-namespace prepare_detail {
-
 // The DRAM account before kernel 1: the O(N) state, the I/O and stream buffers, the budget and the build's
 // scratch (the budget, or, DAX without one, a quarter of what is free beyond the state, plus the part of the
 // state the build does not use: the search's arrays come after it, so fewer passes).
