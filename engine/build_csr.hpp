@@ -649,56 +649,69 @@ void sort_and_dedup_lists_by_weight(NodeWeight<Id>* adj, const uint64_t* offsets
 
 namespace build_detail {
 
-// Kernel 1's scatter of one chunk: both directions of every tuple (a self-loop: none), offsets[v] serving as v's
-// cursor, with the tuple's weight beside each entry (W not void). Every access is random, so a batch's loads go
-// in stages, each prefetched a stage ahead: the labels, the cursors, then the lines the entries land in.
-template <class Id, class W, class Off>
-void scatter_chunk(std::span<const Edge> edges, [[maybe_unused]] const float* weight, const NumaArray<Id>& label,
-                   NumaArray<Off>& offsets, Csr<Id, W>& g) {
-  constexpr bool kWeighted = !std::is_void_v<W>;
-  Id a[kBatch], b[kBatch];
-  for (size_t i = 0; i < edges.size(); i += kBatch) {
-    const size_t nb = std::min(kBatch, edges.size() - i);
-    for (size_t j = 0; j < nb; ++j) {
-      __builtin_prefetch(&label[edges[i + j].u]);
-      __builtin_prefetch(&label[edges[i + j].v]);
-    }
-    for (size_t j = 0; j < nb; ++j) {
-      const Edge& e = edges[i + j];
-      a[j] = label[e.u];
-      b[j] = e.u == e.v ? kNoVertex<Id> : label[e.v];
-      __builtin_prefetch(&offsets[a[j]], 1);
-      __builtin_prefetch(&offsets[b[j] == kNoVertex<Id> ? a[j] : b[j]], 1);
-    }
-    // The writes' lines too: each lands at random in the adjacency, and a cursor read early is close enough.
-    for (size_t j = 0; j < nb; ++j) {
-      if (b[j] == kNoVertex<Id>) continue;
-      const Off at_a = std::atomic_ref<Off>(offsets[a[j]]).load(std::memory_order_relaxed);
-      const Off at_b = std::atomic_ref<Off>(offsets[b[j]]).load(std::memory_order_relaxed);
-      __builtin_prefetch(&g.adj[at_a], 1);
-      __builtin_prefetch(&g.adj[at_b], 1);
-      if constexpr (kWeighted) {  // the weights land as much at random: a miss each unless fetched with the ids
-        __builtin_prefetch(&g.weights[at_a], 1);
-        __builtin_prefetch(&g.weights[at_b], 1);
-      }
-    }
-    for (size_t j = 0; j < nb; ++j) {
-      if (b[j] == kNoVertex<Id>) continue;  // a self-loop
-      const Off at_a = fetch_add(offsets[a[j]], Off(1));
-      const Off at_b = fetch_add(offsets[b[j]], Off(1));
-      g.adj[at_a] = b[j];
-      g.adj[at_b] = a[j];
-      if constexpr (kWeighted) g.weights[at_a] = g.weights[at_b] = W(weight[i + j]);
-    }
-  }
-}
-
-// SquishCSR: the sorted lists compacted left in one sweep, handing back the pages behind it as it goes; the old
-// list bounds (offsets: each list's start, n + 1) give the number of duplicates removed. Then g's own bounds.
-template <class Id, class W, class Off>
-void squish_into(Csr<Id, W>& g, NumaArray<Off>& offsets) {
+// Kernel 1's second pass and the rest, over list bounds of type Off (offsets: n + 1 raw list starts over internal
+// ids): scatter both directions of every tuple, offsets[v] serving as v's cursor, then sort, deduplicate and
+// compact the lists into g.
+template <class Id, class W, class Off, class Source>
+void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>& offsets, Csr<Id, W>& g,
+                const BuildProgress& progress) {
   constexpr bool kWeighted = !std::is_void_v<W>;
   const uint64_t n = g.n;
+  const uint64_t m = source.spec().edge_count();
+  std::atomic<uint64_t> done{0};
+  g.adj = NumaArray<Id>(offsets[n]);
+  if constexpr (kWeighted) g.weights = NumaArray<W>(offsets[n]);
+  auto scatter = [&](std::span<const Edge> edges, [[maybe_unused]] const float* weight) {
+    Id a[kBatch], b[kBatch];
+    for (size_t i = 0; i < edges.size(); i += kBatch) {
+      const size_t nb = std::min(kBatch, edges.size() - i);
+      for (size_t j = 0; j < nb; ++j) {
+        __builtin_prefetch(&label[edges[i + j].u]);
+        __builtin_prefetch(&label[edges[i + j].v]);
+      }
+      for (size_t j = 0; j < nb; ++j) {
+        const Edge& e = edges[i + j];
+        a[j] = label[e.u];
+        b[j] = e.u == e.v ? kNoVertex<Id> : label[e.v];
+        __builtin_prefetch(&offsets[a[j]], 1);
+        __builtin_prefetch(&offsets[b[j] == kNoVertex<Id> ? a[j] : b[j]], 1);
+      }
+      // The writes' lines too: each lands at random in the adjacency, and a cursor read early is close enough.
+      for (size_t j = 0; j < nb; ++j) {
+        if (b[j] == kNoVertex<Id>) continue;
+        const Off at_a = std::atomic_ref<Off>(offsets[a[j]]).load(std::memory_order_relaxed);
+        const Off at_b = std::atomic_ref<Off>(offsets[b[j]]).load(std::memory_order_relaxed);
+        __builtin_prefetch(&g.adj[at_a], 1);
+        __builtin_prefetch(&g.adj[at_b], 1);
+        if constexpr (kWeighted) {  // the weights land as much at random: a miss each unless fetched with the ids
+          __builtin_prefetch(&g.weights[at_a], 1);
+          __builtin_prefetch(&g.weights[at_b], 1);
+        }
+      }
+      for (size_t j = 0; j < nb; ++j) {
+        if (b[j] == kNoVertex<Id>) continue;  // a self-loop
+        const Off at_a = fetch_add(offsets[a[j]], Off(1));
+        const Off at_b = fetch_add(offsets[b[j]], Off(1));
+        g.adj[at_a] = b[j];
+        g.adj[at_b] = a[j];
+        if constexpr (kWeighted) g.weights[at_a] = g.weights[at_b] = W(weight[i + j]);
+      }
+    }
+    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
+    if (progress && omp_get_thread_num() == 0) progress("fill", d, m);
+  };
+  if constexpr (kWeighted)
+    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> e, std::span<const float> w) { scatter(e, w.data()); });
+  else
+    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> e) { scatter(e, nullptr); });
+  std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(Off));
+  offsets[0] = 0;
+
+  if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.data(), offsets.data(), n, W(g.light_below));
+  else sort_and_dedup_lists(g.adj.data(), offsets.data(), n, n);
+
+  // Compact left in one sweep, handing back the pages behind it as it goes; the old list bounds give the
+  // number of duplicates removed.
   g.duplicates = NumaArray<uint8_t>(n);
   uint64_t released = 0;
   const uint64_t write = squish_lists(g.adj.data(), offsets.data(), n, [&](uint64_t v, uint64_t start, uint64_t old_start,
@@ -719,35 +732,9 @@ void squish_into(Csr<Id, W>& g, NumaArray<Off>& offsets) {
   offsets[n] = Off(write);
   g.adj.shrink(write);
   if constexpr (kWeighted) g.weights.shrink(write);
+
   // 4-byte offsets in-core: 2-byte ones measured 0.95 of the TEPS, and the adjacency dominates memory here.
   g.offsets = BlockOffsets(offsets, /*narrow=*/false);
-}
-
-// Kernel 1's second pass and the rest, over list bounds of type Off (offsets: n + 1 raw list starts over internal
-// ids): scatter both directions of every tuple, then sort, deduplicate and compact the lists into g.
-template <class Id, class W, class Off, class Source>
-void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>& offsets, Csr<Id, W>& g,
-                const BuildProgress& progress) {
-  constexpr bool kWeighted = !std::is_void_v<W>;
-  const uint64_t n = g.n;
-  const uint64_t m = source.spec().edge_count();
-  std::atomic<uint64_t> done{0};
-  g.adj = NumaArray<Id>(offsets[n]);
-  if constexpr (kWeighted) g.weights = NumaArray<W>(offsets[n]);
-  auto scatter = [&](std::span<const Edge> edges, const float* weight) {
-    scatter_chunk(edges, weight, label, offsets, g);
-    const uint64_t d = done.fetch_add(edges.size(), std::memory_order_relaxed) + edges.size();
-    if (progress && omp_get_thread_num() == 0) progress("fill", d, m);
-  };
-  if constexpr (kWeighted)
-    source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> e, std::span<const float> w) { scatter(e, w.data()); });
-  else
-    source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> e) { scatter(e, nullptr); });
-  std::memmove(offsets.data() + 1, offsets.data(), n * sizeof(Off));  // each cursor ended at the next list's start
-  offsets[0] = 0;
-  if constexpr (kWeighted) sort_and_dedup_weighted_lists(g.adj.data(), g.weights.data(), offsets.data(), n, W(g.light_below));
-  else sort_and_dedup_lists(g.adj.data(), offsets.data(), n, n);
-  squish_into(g, offsets);
 }
 
 }  // namespace build_detail

@@ -56,6 +56,10 @@ class CsrValidator {
 
  private:
   void invert_labels();
+  template <class Source>
+  void certify(const Source& source);
+  template <class Source>
+  std::pair<uint64_t, uint64_t> first_wrong_raw_degree(const Source& source) const;
   // One tuple of the certificate's pass: its ends' internal ids, its index in the chunk, and where its entry
   // (max(a,b), min(a,b)) sits in the CSR (-1: nowhere).
   struct Lookup {
@@ -63,37 +67,6 @@ class CsrValidator {
     size_t tuple;
     int64_t at = -1;
   };
-  template <class Source>
-  void certify(const Source& source);
-  template <class Source>
-  std::pair<uint64_t, uint64_t> first_wrong_raw_degree(const Source& source) const;
-
-  // The certificate's keyed hash, order-dependent: mix(x,y) != mix(y,x) in general. Keys drawn per run.
-  struct KeyedMix {
-    uint64_t k1 = uint64_t(std::random_device{}()) << 32 | std::random_device{}(), k2 = k1 * 0x9e3779b97f4a7c15u + 1;
-    uint64_t operator()(uint64_t x, uint64_t y) const {
-      uint64_t h = (x * 0xff51afd7ed558ccdu + k1) ^ (y * 0xc4ceb9fe1a85ec53u + k2);
-      h ^= h >> 33;
-      h *= 0xff51afd7ed558ccdu;
-      return h ^ (h >> 29);
-    }
-  };
-  // What the pass over the tuples found: the entries they cover, the hash of their ends, and the first tuple
-  // missing from the CSR and the first lighter than its entry, kept for the messages.
-  struct Cover {
-    explicit Cover(uint64_t entries) : covered((entries + 63) / 64) {}
-    std::vector<std::atomic<uint64_t>> covered;
-    std::atomic<uint64_t> tuple_ends{0};  // the sum of mix(v, v) over both ends of every found tuple
-    std::atomic<bool> missing{false}, lighter{false};
-    std::atomic<uint64_t> missing_u{0}, missing_v{0}, lighter_at{0}, lighter_u{0}, lighter_v{0};
-    std::atomic<float> lighter_w{0};
-    bool has(uint64_t i) const { return (covered[i >> 6].load(std::memory_order_relaxed) >> (i & 63)) & 1; }
-  };
-  void cover_chunk(Cover& c, const KeyedMix& mix, std::span<const Edge> edges, const float* weight) const;
-  void record_group(Cover& c, const Lookup* group, size_t size, std::span<const Edge> edges, const float* weight,
-                    uint64_t& ends, const KeyedMix& mix) const;
-  template <class Source>
-  void check_entries(Cover& c, const KeyedMix& mix, const Source& source);
   // find() for a group of tuples in lockstep: each round takes one step of every unfinished search and
   // prefetches its next probe.
   template <size_t kGroup>
@@ -195,101 +168,92 @@ void CsrValidator<Id>::invert_labels() {
 template <class Id>
 template <class Source>
 void CsrValidator<Id>::certify(const Source& source) {
-  const KeyedMix mix;
-  Cover c(g_.directed_edges());
+  const uint64_t n = g_.n, entries = g_.directed_edges();
+  const uint64_t k1 = uint64_t(std::random_device{}()) << 32 | std::random_device{}(), k2 = k1 * 0x9e3779b97f4a7c15u + 1;
+  auto mix = [&](uint64_t x, uint64_t y) {  // keyed, order-dependent: mix(x,y) != mix(y,x) in general
+    uint64_t h = (x * 0xff51afd7ed558ccdu + k1) ^ (y * 0xc4ceb9fe1a85ec53u + k2);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    return h ^ (h >> 29);
+  };
+  std::vector<std::atomic<uint64_t>> covered((entries + 63) / 64);
+  std::atomic<uint64_t> tuple_ends{0};  // the sum of mix(v, v) over both ends of every found tuple
+  std::atomic<bool> missing{false};     // the first tuple not found, kept for the message:
+  std::atomic<uint64_t> missing_u{0}, missing_v{0};
+  std::atomic<bool> lighter{false};     // the first tuple lighter than its entry, kept for the message:
+  std::atomic<uint64_t> lighter_at{0}, lighter_u{0}, lighter_v{0};
+  std::atomic<float> lighter_w{0};
+  auto chunk = [&](std::span<const Edge> edges, const float* weight) {
+    // Every lookup is random, so tuples go through in groups, each stage's loads started a group ahead:
+    // labels two groups early, list bounds one group early, and the groups' binary searches in lockstep
+    // (kGroup independent misses in flight instead of one).
+    constexpr size_t kGroup = 32;  // SCALE 22 certificate, medians of 3: 16: 7.6 s, 32: 5.8 s, 64: 6.4 s
+    const size_t count = edges.size();
+    Lookup next[kGroup], now[kGroup];
+    size_t next_size = 0;
+    uint64_t ends = 0;
+    auto prefetch_labels = [&](size_t first) {
+      for (size_t j = first; j < std::min(count, first + kGroup); ++j) {
+        __builtin_prefetch(&from_input_[edges[j].u]);
+        __builtin_prefetch(&from_input_[edges[j].v]);
+      }
+    };
+    auto label_group = [&](size_t first) {  // the group's non-self-loop tuples, their bounds prefetched
+      next_size = 0;
+      for (size_t j = first; j < std::min(count, first + kGroup); ++j) {
+        const Edge& e = edges[j];
+        if (e.u == e.v) continue;
+        const uint64_t a = from_input_[e.u], b = from_input_[e.v];
+        g_.offsets.prefetch(std::max(a, b));
+        g_.offsets.prefetch(std::max(a, b) + 1);
+        next[next_size++] = {a, b, j};
+      }
+    };
+    prefetch_labels(0);
+    prefetch_labels(kGroup);
+    label_group(0);
+    for (size_t first = 0; first < count; first += kGroup) {
+      const size_t size = next_size;
+      std::copy(next, next + size, now);
+      prefetch_labels(first + 2 * kGroup);
+      label_group(first + kGroup);
+      find_group(now, size);
+      for (size_t k = 0; k < size; ++k)
+        if (now[k].at >= 0) __builtin_prefetch(&covered[uint64_t(now[k].at) >> 6], 1);
+      for (size_t k = 0; k < size; ++k) {
+        const Lookup& l = now[k];
+        if (l.at < 0) [[unlikely]] {
+          if (!missing.exchange(true)) missing_u = edges[l.tuple].u, missing_v = edges[l.tuple].v;
+          continue;
+        }
+        ends += mix(l.a, l.a) + mix(l.b, l.b);
+        if (weight && weight[l.tuple] < weights_[l.at]) [[unlikely]] {
+          if (!lighter.exchange(true))
+            lighter_at = uint64_t(l.at), lighter_u = edges[l.tuple].u, lighter_v = edges[l.tuple].v, lighter_w = weight[l.tuple];
+        }
+        if (!weight || weight[l.tuple] == weights_[l.at])
+          covered[uint64_t(l.at) >> 6].fetch_or(uint64_t(1) << (l.at & 63), std::memory_order_relaxed);
+      }
+    }
+    tuple_ends.fetch_add(ends, std::memory_order_relaxed);
+  };
   constexpr bool kHasWeights = requires(const Source& s) {
     s.for_each_weighted_chunk([](uint64_t, std::span<const Edge>, std::span<const float>) {});
   };
   if constexpr (kHasWeights) {
     if (weights_)
-      source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> e, std::span<const float> w) {
-        cover_chunk(c, mix, e, w.data());
-      });
+      source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> e, std::span<const float> w) { chunk(e, w.data()); });
   } else if (weights_) {
     throw Error("a weighted graph is certified against weighted tuples: this edge source has none");
   }
-  if (!weights_) source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> e) { cover_chunk(c, mix, e, nullptr); });
-  if (c.missing.load())
-    throw Error("kernel 1's graph does not match the tuples: input edge (" + std::to_string(c.missing_u.load()) + "," +
-                std::to_string(c.missing_v.load()) + ") is missing");
-  if (c.lighter.load())
+  if (!weights_) source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> e) { chunk(e, nullptr); });
+  if (missing.load())
+    throw Error("kernel 1's graph does not match the tuples: input edge (" + std::to_string(missing_u.load()) + "," +
+                std::to_string(missing_v.load()) + ") is missing");
+  if (lighter.load())
     throw Error(fmt::format("kernel 1's graph does not match the tuples: input edge ({},{}) weighs {:.9g}, less than "
                             "the CSR's {:.9g} (each entry must hold the lightest copy)",
-                            c.lighter_u.load(), c.lighter_v.load(), c.lighter_w.load(), weights_[c.lighter_at.load()]));
-  check_entries(c, mix, source);
-}
-
-// The tuple pass on one chunk. Every lookup is random, so tuples go through in groups, each stage's loads started
-// a group ahead: labels two groups early, list bounds one group early, and the groups' binary searches in lockstep
-// (kGroup independent misses in flight instead of one).
-template <class Id>
-void CsrValidator<Id>::cover_chunk(Cover& c, const KeyedMix& mix, std::span<const Edge> edges, const float* weight) const {
-  constexpr size_t kGroup = 32;  // SCALE 22 certificate, medians of 3: 16: 7.6 s, 32: 5.8 s, 64: 6.4 s
-  const size_t count = edges.size();
-  Lookup next[kGroup], now[kGroup];
-  size_t next_size = 0;
-  uint64_t ends = 0;
-  auto prefetch_labels = [&](size_t first) {
-    for (size_t j = first; j < std::min(count, first + kGroup); ++j) {
-      __builtin_prefetch(&from_input_[edges[j].u]);
-      __builtin_prefetch(&from_input_[edges[j].v]);
-    }
-  };
-  auto label_group = [&](size_t first) {  // the group's non-self-loop tuples, their bounds prefetched
-    next_size = 0;
-    for (size_t j = first; j < std::min(count, first + kGroup); ++j) {
-      const Edge& e = edges[j];
-      if (e.u == e.v) continue;
-      const uint64_t a = from_input_[e.u], b = from_input_[e.v];
-      g_.offsets.prefetch(std::max(a, b));
-      g_.offsets.prefetch(std::max(a, b) + 1);
-      next[next_size++] = {a, b, j};
-    }
-  };
-  prefetch_labels(0);
-  prefetch_labels(kGroup);
-  label_group(0);
-  for (size_t first = 0; first < count; first += kGroup) {
-    const size_t size = next_size;
-    std::copy(next, next + size, now);
-    prefetch_labels(first + 2 * kGroup);
-    label_group(first + kGroup);
-    find_group(now, size);
-    record_group(c, now, size, edges, weight, ends, mix);
-  }
-  c.tuple_ends.fetch_add(ends, std::memory_order_relaxed);
-}
-
-// A looked-up group's entries marked covered (weighted: only by a tuple of the entry's weight); a tuple not found,
-// or lighter than its entry, noted for the message.
-template <class Id>
-void CsrValidator<Id>::record_group(Cover& c, const Lookup* group, size_t size, std::span<const Edge> edges,
-                                    const float* weight, uint64_t& ends, const KeyedMix& mix) const {
-  for (size_t k = 0; k < size; ++k)
-    if (group[k].at >= 0) __builtin_prefetch(&c.covered[uint64_t(group[k].at) >> 6], 1);
-  for (size_t k = 0; k < size; ++k) {
-    const Lookup& l = group[k];
-    if (l.at < 0) [[unlikely]] {
-      if (!c.missing.exchange(true)) c.missing_u = edges[l.tuple].u, c.missing_v = edges[l.tuple].v;
-      continue;
-    }
-    ends += mix(l.a, l.a) + mix(l.b, l.b);
-    if (weight && weight[l.tuple] < weights_[l.at]) [[unlikely]] {
-      if (!c.lighter.exchange(true))
-        c.lighter_at = uint64_t(l.at), c.lighter_u = edges[l.tuple].u, c.lighter_v = edges[l.tuple].v,
-        c.lighter_w = weight[l.tuple];
-    }
-    if (!weight || weight[l.tuple] == weights_[l.at])
-      c.covered[uint64_t(l.at) >> 6].fetch_or(uint64_t(1) << (l.at & 63), std::memory_order_relaxed);
-  }
-}
-
-// The entry pass: every entry (v,u) with u < v covered, no self-loop, the lists symmetric (with their weights),
-// the raw degrees the tuples' ends (a failure counts the ends in a second pass, to name the vertex).
-template <class Id>
-template <class Source>
-void CsrValidator<Id>::check_entries(Cover& c, const KeyedMix& mix, const Source& source) {
-  const uint64_t n = g_.n;
+                            lighter_u.load(), lighter_v.load(), lighter_w.load(), weights_[lighter_at.load()]));
   std::atomic<uint64_t> extra{UINT64_MAX};
   uint64_t forward = 0, backward = 0, degrees = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(+ : forward, backward, degrees)
@@ -304,7 +268,8 @@ void CsrValidator<Id>::check_entries(Cover& c, const KeyedMix& mix, const Source
         forward += mix(v, u);
         backward += mix(u, v);
       }
-      if (u == v || (u < v && !c.has(i))) extra.store(v, std::memory_order_relaxed);
+      if (u == v || (u < v && !((covered[i >> 6].load(std::memory_order_relaxed) >> (i & 63)) & 1)))
+        extra.store(v, std::memory_order_relaxed);
     }
     degrees += g_.raw_degree(v) * mix(v, v);
   }
@@ -315,8 +280,8 @@ void CsrValidator<Id>::check_entries(Cover& c, const KeyedMix& mix, const Source
   if (forward != backward)
     throw Error(std::string("kernel 1's graph does not match the tuples: its lists are not symmetric (an entry (u,v) without (v,u)") +
                 (weights_ ? " of the same weight)" : ")"));
-  if (degrees != c.tuple_ends.load()) {
-    std::vector<std::atomic<uint64_t>>().swap(c.covered);  // spent: room to count
+  if (degrees != tuple_ends.load()) {
+    std::vector<std::atomic<uint64_t>>().swap(covered);  // spent: room to count
     const auto [v, ends] = first_wrong_raw_degree(source);
     throw Error("kernel 1's graph does not match the tuples: vertex " + label(v) + " has " +
                 std::to_string(g_.raw_degree(v)) + " tuple ends in the CSR, " + std::to_string(ends) + " in the tuples");
