@@ -43,3 +43,17 @@ for (s, b), t in sorted(med.items()):
     print(f"SCALE {s} binary {b}: {what} median {t:.2f} s, per tuple {per:.2f}x SCALE {s0}'s")
 PY
 }
+# The flagship's regime (scale.sh, scale_ab.sh): flagship_cap SCALE gives its cgroup cap, CAP_GIB (7) GiB at SCALE
+# 28 scaled by 2^(SCALE-28); flagship_budget CAP SCALE its --dram-budget, the cap less 16 bytes a vertex and 96 MiB
+# (fails, saying so, when nothing is left).
+flagship_cap() {
+  local s=$1 cap=$(( ${CAP_GIB:-7} * (1 << 30) ))
+  ((s < 28)) && cap=$((cap >> (28 - s)))
+  ((s > 28)) && cap=$((cap << (s - 28)))
+  echo "$cap"
+}
+flagship_budget() {
+  local budget=$(( $1 - (1 << $2) * 16 - (96 << 20) ))
+  ((budget > 0)) || { echo "a $(numfmt --to=iec "$1") cap leaves no budget beyond 16 bytes a vertex" >&2; return 1; }
+  echo "$budget"
+}

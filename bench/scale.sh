@@ -22,9 +22,7 @@ if [[ ${GROWTH:-0} == 1 ]]; then
   TUPLES=spec
 fi
 n=$((1 << scale)) tuples_bytes=$(( (1 << scale) * 16 * 8 ))
-cap=$(( ${CAP_GIB:-7} * (1 << 30) ))
-((scale < 28)) && cap=$((cap >> (28 - scale)))
-((scale > 28)) && cap=$((cap << (scale - 28)))
+cap=$(flagship_cap "$scale")
 # The filesystem: the CSR (at most the tuples' size plus 16 bytes a vertex) and, if chosen, the tuples.
 free=$(df --output=avail -B1 /var/tmp | tail -1)
 tuples=${TUPLES:-auto}
@@ -51,8 +49,7 @@ if [[ ! -f $g/graph.hdr ]]; then
   flag=(); [[ $tuples == spec ]] && flag=(--no-tuples)
   "$strata" generate --scale "$scale" --out "$g" "${flag[@]}" 2>/dev/null
 fi
-budget=$((cap - n * 16 - (96 << 20)))
-((budget > 0)) || { echo "a $(numfmt --to=iec $cap) cap leaves no budget beyond 16 bytes a vertex" >&2; exit 1; }
+budget=$(flagship_budget "$cap" "$scale")
 log "SCALE $scale: cap $(numfmt --to=iec $cap), budget $(numfmt --to=iec $budget), $roots roots, tuples $tuples"
 # On a terminal the run's own progress (each phase, with an ETA) shows as it goes; otherwise it is kept and its
 # last lines shown if the run fails.

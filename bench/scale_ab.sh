@@ -17,9 +17,7 @@ base=${BASE:?BASE=<the strata binary to compare against>}
 scale=${1:-28} roots=${ROOTS:-64} runs=${RUNS:-2}
 scales=("$scale")
 n=$((1 << scale)) tuples_bytes=$(( (1 << scale) * 16 * 8 ))
-cap=$(( ${CAP_GIB:-7} * (1 << 30) ))
-((scale < 28)) && cap=$((cap >> (28 - scale)))
-((scale > 28)) && cap=$((cap << (scale - 28)))
+cap=$(flagship_cap "$scale")
 # The CSR (at most the tuples' size + 16 bytes a vertex) and, while it is built, kernel 1's scratch (as scale.sh).
 image_size=$(( 2 * tuples_bytes + n * 16 + (2 << 30) ))
 free=$(df --output=avail -B1 /var/tmp | tail -1)
@@ -28,8 +26,7 @@ mountpoint -q "${MNT:-/mnt/strata-bench}" || ((image_size < free)) ||
 source "$(dirname "$0")/loopfs.sh"
 tuples=${TUPLES:-spec}
 g=$mnt/ab$scale-$tuples
-budget=$((cap - n * 16 - (96 << 20)))
-((budget > 0)) || { echo "a $(numfmt --to=iec $cap) cap leaves no budget beyond 16 bytes a vertex" >&2; exit 1; }
+budget=$(flagship_budget "$cap" "$scale")
 
 # run_one BINARY LABEL ROUND: one capped run; prints "LABEL,ROUND,TEPS,bytes read a search,searches s,edge cache
 # bytes,CSR reused".
