@@ -59,32 +59,27 @@ TEST(HybridBfs, LevelsEqualBoostInEveryModeAndPartitioning) {
       const BoostGraph oracle = boost_graph(spec);  // once per graph, not per partitioning and direction
       std::vector<std::vector<int>> want;
       for (uint64_t root : roots) want.push_back(boost_distances(oracle, root));
-      // Every mode's results, validated together in one pass over the graph's tuples (a pass a result took most
-      // of the test's time, sanitized).
-      std::vector<std::vector<uint32_t>> parents;
-      std::vector<SearchToCheck<uint32_t>> checks;
-      std::vector<std::string> what;
+      test::ResultBatch batch;  // every mode's results, validated together
       for (int parts : {1, 2, 3, 4}) {
         Partitioning p = partition_by_work(g, parts, topo);
         for (Direction dir : {Direction::kHybrid, Direction::kTopDown, Direction::kBottomUp}) {
           HybridBfs<uint32_t> bfs(g, p, BfsOptions{.alpha = 15, .beta = 18, .direction = dir});
           for (size_t r = 0; r < roots.size(); ++r) {
             const uint64_t root = roots[r];
-            what.push_back((testing::Message() << "SCALE " << scale << " seed " << seed << " parts " << parts
-                                               << " direction " << int(dir) << " root " << root).GetString());
-            SCOPED_TRACE(what.back());
-            std::vector<uint32_t>& parent = parents.emplace_back(g.n);
+            const std::string what = (testing::Message() << "SCALE " << scale << " seed " << seed << " parts "
+                                                         << parts << " direction " << int(dir) << " root " << root).GetString();
+            SCOPED_TRACE(what);
+            std::vector<uint32_t> parent(g.n);
             bfs.search(internal_ids(g, {root})[0], parent.data());
             ASSERT_EQ(depths(parent, root), want[r]);
-            checks.push_back({root, nullptr, bfs.reached_raw_degree_sum() / 2});
+            batch.add(std::move(parent), root, bfs.reached_raw_degree_sum() / 2, what);
           }
         }
       }
-      for (size_t k = 0; k < checks.size(); ++k) checks[k].parent = parents[k].data();
-      const std::vector<Verdict> verdicts = validate_searches<uint32_t>(source, checks);
-      ASSERT_EQ(verdicts.size(), checks.size());
-      for (size_t k = 0; k < checks.size(); ++k) {
-        EXPECT_TRUE(verdicts[k].valid) << what[k] << ": " << verdicts[k].message;
+      const std::vector<Verdict> verdicts = batch.validate(source);
+      ASSERT_EQ(verdicts.size(), batch.what.size());
+      for (size_t k = 0; k < verdicts.size(); ++k) {
+        EXPECT_TRUE(verdicts[k].valid) << batch.what[k] << ": " << verdicts[k].message;
         checked += verdicts[k].valid;
       }
     }

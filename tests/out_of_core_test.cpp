@@ -258,11 +258,7 @@ TEST(OutOfCore, LevelsAndNedgeEqualInCoreForEveryCacheSize) {
       want.push_back(depths(parent, r));
       want_nedge.push_back(reference.reached_raw_degree_sum() / 2);
     }
-    // Every case's results, validated together in one pass over the tuples at the end (a pass a result took most
-    // of the test's time, sanitized).
-    std::vector<std::vector<uint32_t>> parents;
-    std::vector<SearchToCheck<uint32_t>> checks;
-    std::vector<std::string> what;
+    test::ResultBatch batch;  // every case's results, validated together at the end
     for (int parts : {1, 3}) {
       const CsrFiles files = f.build(parts, uint64_t(256) << 10);
       const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
@@ -279,11 +275,11 @@ TEST(OutOfCore, LevelsAndNedgeEqualInCoreForEveryCacheSize) {
           auto bfs = out_of_core_search(g, cache, files, IoOptions{.depth = 8, .request_bytes = c.request, .merge_gap = 4096},
                                   p, BfsOptions{.direction = d});
           for (size_t i = 0; i < roots.size(); ++i) {
-            what.push_back((testing::Message() << "seed " << seed << " parts " << parts << " K " << c.k << " hub "
-                                               << c.hub << " request " << c.request << " dir " << int(d) << " root "
-                                               << roots[i]).GetString());
-            SCOPED_TRACE(what.back());
-            std::vector<uint32_t>& parent = parents.emplace_back(g.n);
+            const std::string what = (testing::Message() << "seed " << seed << " parts " << parts << " K " << c.k
+                                                         << " hub " << c.hub << " request " << c.request << " dir "
+                                                         << int(d) << " root " << roots[i]).GetString();
+            SCOPED_TRACE(what);
+            std::vector<uint32_t> parent(g.n);
             const SearchStats s = bfs->search(internal_ids(g, {roots[i]})[0], parent.data());
             ASSERT_EQ(depths(parent, roots[i]), want[i]);
             const uint64_t nedge = bfs->reached_raw_degree_sum() / 2;
@@ -294,15 +290,14 @@ TEST(OutOfCore, LevelsAndNedgeEqualInCoreForEveryCacheSize) {
             if (c.k == 0) {
               EXPECT_GT(s.io.edges_storage, 0u);
             }
-            checks.push_back({roots[i], nullptr, nedge});
+            batch.add(std::move(parent), roots[i], nedge, what);
           }
         }
       }
     }
-    for (size_t k = 0; k < checks.size(); ++k) checks[k].parent = parents[k].data();
-    const std::vector<Verdict> verdicts = validate_searches<uint32_t>(f.dir, checks);
-    ASSERT_EQ(verdicts.size(), checks.size());
-    for (size_t k = 0; k < checks.size(); ++k) EXPECT_TRUE(verdicts[k].valid) << what[k] << ": " << verdicts[k].message;
+    const std::vector<Verdict> verdicts = batch.validate(f.dir);
+    ASSERT_EQ(verdicts.size(), batch.what.size());
+    for (size_t k = 0; k < verdicts.size(); ++k) EXPECT_TRUE(verdicts[k].valid) << batch.what[k] << ": " << verdicts[k].message;
   }
 }
 

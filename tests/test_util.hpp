@@ -1,10 +1,11 @@
 // Helpers shared by the tests: a scratch directory removed at the end of the test; BFS depths of a
-// parent array; a small hand-drawn graph as an edge source.
+// parent array; a small hand-drawn graph as an edge source; many searches' results validated in one pass.
 #pragma once
 #include <unistd.h>
 
 #include "core/ids.hpp"
 #include "generators/edge_stream.hpp"
+#include "validate/validator.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +15,7 @@
 #include <stdexcept>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::test {
@@ -65,6 +67,26 @@ struct ListedEdges {
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {
     for_each_chunk(*this, std::forward<Fn>(fn));
+  }
+};
+
+// Searches' results kept for one validation at the end: validate_searches checks them all in one pass over the
+// tuples (a pass a result took most of the every-mode tests' time, sanitized). what[k] names result k.
+struct ResultBatch {
+  std::vector<std::vector<uint32_t>> parents;
+  std::vector<uint64_t> roots, nedges;
+  std::vector<std::string> what;
+  void add(std::vector<uint32_t> parent, uint64_t root, uint64_t nedge, std::string name) {
+    parents.push_back(std::move(parent));
+    roots.push_back(root);
+    nedges.push_back(nedge);
+    what.push_back(std::move(name));
+  }
+  template <class Source>
+  std::vector<Verdict> validate(const Source& source) const {
+    std::vector<SearchToCheck<uint32_t>> checks;
+    for (size_t k = 0; k < parents.size(); ++k) checks.push_back({roots[k], parents[k].data(), nedges[k]});
+    return validate_searches<uint32_t>(source, checks);
   }
 };
 
