@@ -12,7 +12,8 @@
 //   rule 5       each reached vertex's parent is in its list (lists are sorted)
 //   nedge        the raw degrees of the reached vertices over 2
 // The scratch file keeps the parents window by window (a window of vertices, every search's side by side), so a
-// pass reads a window for the whole batch in one request, ahead of the steps; a search's writes run behind the
+// pass reads a window for the whole batch in one request, ahead of the steps, and turns it vertex-major as it takes
+// it (rule 5 then reads a vertex's parents in one place, not one stream a search); a search's writes run behind the
 // checks that make them. The random row loads are prefetched across the ends of lists (most lists are short).
 // Every 4 MiB block of the adjacency is checked against its checksum as the pass reads it. What it does not do
 // is certify that the CSR is the tuples' graph (the in-core certificate needs the adjacency in DRAM; the
@@ -90,10 +91,11 @@ class CsrPassValidator {
     return uint64_t(slots) * slot_bytes(listed, packs(n));
   }
   // DRAM besides the rows: the spill's parts, and during a pass the level load's two chunks a search or
-  // the steps' adjacency, the parents' windows and a found word a vertex, whichever is larger.
+  // the steps' adjacency, the parents' windows (one more to transpose into) and a found word a vertex, whichever
+  // is larger.
   static uint64_t buffer_bytes(uint64_t n, uint64_t entries, int slots) {
     const uint64_t unit_bytes = unit_for(entries), unit_vertices = std::min(unit_bytes / sizeof(Id), n) + 2;
-    const uint64_t window = window_for(n, entries), windows = ring_for(n, window) * uint64_t(slots) * window * sizeof(Id);
+    const uint64_t window = window_for(n, entries), windows = (ring_for(n, window) + 1) * uint64_t(slots) * window * sizeof(Id);
     const uint64_t chunk = chunk_for(n), level_load = packs(n) ? 0 : 2 * uint64_t(slots) * chunk;
     return std::max(level_load, kDepth * unit_bytes + windows + unit_vertices * 8) +
            std::max<uint64_t>(chunk, kSpillParts * window) * sizeof(Id);
@@ -198,7 +200,7 @@ class CsrPassValidator {
   int32_t spill_levels(int slot, const Id* internal_parent, const int32_t* level);
   void start_rows(int first, int count, bool nibble);
   void load_rows(std::vector<uint64_t>& twice_nedge);
-  void take_levels(uint64_t window, const Id* words, std::vector<uint64_t>& twice_nedge);
+  void take_levels(uint64_t window, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge);
   template <class LevelOf>
   void take_rows(uint64_t a, uint64_t m, LevelOf&& level_of, std::vector<uint64_t>& twice_nedge);
   void pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
@@ -206,6 +208,7 @@ class CsrPassValidator {
   void check_labels(std::span<int32_t> scratch) const;
   // Rule 5 once v's whole list was seen; pw: the windows holding v's parents, to name them.
   void finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw = nullptr);
+  uint64_t needs_parent(uint64_t v) const;
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   uint64_t label(uint64_t v) const { return uint64_t(g_.to_input[v]); }
   void fail(int s, int rule, const std::string& what) {  // s: within the pass's group
@@ -260,13 +263,16 @@ struct CsrPassValidator<Id>::ParentWindows {
   uint64_t windows;  // those holding a vertex with a list (the tail's have no parents to check in the pass)
   uint64_t ring;     // windows in DRAM at once
   std::vector<AlignedBuffer> buf;
+  AlignedBuffer spare;  // a window's transposition goes here, then takes its slot's place
   std::vector<std::future<void>> reads;
   uint64_t issued = 0, taken = 0;  // windows [0, taken) waited for (and packed, their levels in the rows)
 
   ParentWindows(CsrPassValidator& v, std::vector<uint64_t>& nedge)
       : pv(v), twice_nedge(nedge), windows((v.listed_ + v.window_ - 1) / v.window_),
         ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))), reads(ring) {
-    for (uint64_t i = 0; i < ring; ++i) buf.emplace_back(uint64_t(v.count_) * v.window_ * sizeof(Id));
+    for (uint64_t i = 0; i <= ring; ++i) buf.emplace_back(uint64_t(v.count_) * v.window_ * sizeof(Id));
+    spare = std::move(buf.back());
+    buf.pop_back();
   }
   ~ParentWindows() {  // no read may outlive its buffer
     for (std::future<void>& r : reads)
@@ -284,12 +290,13 @@ struct CsrPassValidator<Id>::ParentWindows {
     issue_below(windows);
     take_through(windows);
   }
-  // v's parents: search s's at [s * pv.window_] (found once a vertex, not once a search: two divisions), with
-  // their levels above pv.parent_mask_ when packed.
+  // v's parents, the group's side by side (search s's at [s]), with their levels above pv.parent_mask_ when
+  // packed: a window is read search by search and transposed as it is taken, so that rule 5 reads one stream
+  // (search by search, it read one per search: 64 at SCALE 28).
   const Id* parents_of(uint64_t v) const {
-    return reinterpret_cast<const Id*>(buf[size_t((v / pv.window_) % ring)].data()) + v % pv.window_;
+    return reinterpret_cast<const Id*>(buf[size_t((v / pv.window_) % ring)].data()) + v % pv.window_ * uint64_t(pv.count_);
   }
-  Id parent(int s, uint64_t v) const { return parents_of(v)[uint64_t(s) * pv.window_] & pv.parent_mask_; }
+  Id parent(int s, uint64_t v) const { return parents_of(v)[s] & pv.parent_mask_; }
 
  private:
   void issue_below(uint64_t end) {
@@ -305,8 +312,30 @@ struct CsrPassValidator<Id>::ParentWindows {
     for (; taken < end; ++taken) {
       const size_t slot = size_t(taken % ring);
       if (reads[slot].valid()) reads[slot].get();
-      if (pv.packed_) pv.take_levels(taken, reinterpret_cast<const Id*>(buf[slot].data()), twice_nedge);
+      if (pv.packed_) {  // transposed as its levels are taken
+        pv.take_levels(taken, reinterpret_cast<const Id*>(buf[slot].data()), reinterpret_cast<Id*>(spare.data()),
+                       twice_nedge);
+        std::swap(buf[slot], spare);
+      } else {
+        transpose(slot, std::min(pv.window_, pv.listed_ - taken * pv.window_));
+      }
     }
+  }
+  // Slot's window of m vertices, search-major as read, made vertex-major (64 vertices at a time: their words
+  // stay in L1 while each search's are read in order).
+  void transpose(size_t slot, uint64_t m) {
+    const double t0 = now();
+    const Id* in = reinterpret_cast<const Id*>(buf[slot].data());
+    Id* out = reinterpret_cast<Id*>(spare.data());
+    const uint64_t count = uint64_t(pv.count_), window = pv.window_;
+#pragma omp parallel for schedule(static)
+    for (uint64_t b = 0; b < m; b += 64) {
+      const uint64_t e = std::min(m, b + 64);
+      for (uint64_t s = 0; s < count; ++s)
+        for (uint64_t i = b; i < e; ++i) out[i * count + s] = in[s * window + i];
+    }
+    std::swap(buf[slot], spare);
+    pv.phases_.rows += now() - t0;
   }
 };
 
@@ -554,13 +583,16 @@ void CsrPassValidator<Id>::take_rows(uint64_t a, uint64_t m, LevelOf&& level_of,
   }
 }
 
-// Packed: window w's levels into the rows from its spilled words (search s's at words[s * window_]).
+// Packed: window w's levels into the rows from its spilled words (search s's at words[s * window_]), and the words
+// transposed, vertex by vertex (vertex i's at transposed[i * count_]), as they go by.
 template <class Id>
-void CsrPassValidator<Id>::take_levels(uint64_t w, const Id* words, std::vector<uint64_t>& twice_nedge) {
+void CsrPassValidator<Id>::take_levels(uint64_t w, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge) {
   const double t0 = now();
-  const uint64_t none = uint64_t(kNoVertex<Id>) >> shift_;
+  const uint64_t none = uint64_t(kNoVertex<Id>) >> shift_, count = uint64_t(count_);
   take_rows(w * window_, std::min(window_, listed_ - w * window_), [&](int s, uint64_t i) {
-    const uint64_t field = uint64_t(words[uint64_t(s) * window_ + i]) >> shift_;
+    const Id word = words[uint64_t(s) * window_ + i];
+    transposed[i * count + uint64_t(s)] = word;
+    const uint64_t field = uint64_t(word) >> shift_;
     return field == none ? kUnreached : uint8_t(field);
   }, twice_nedge);
   phases_.rows += now() - t0;
@@ -641,13 +673,29 @@ void CsrPassValidator<Id>::check_block(const Unit& u, const AlignedBuffer& adj, 
   }
 }
 
+// The group's searches (bit s) that reached v below their root: those whose parent of v must be in v's list.
+// From v's row, a byte at a time (two searches as nibbles), not a search at a time.
+template <class Id>
+uint64_t CsrPassValidator<Id>::needs_parent(uint64_t v) const {
+  const uint8_t* row = rows_.data() + v * stride_;
+  uint64_t need = 0;
+  if (nibble_) {
+    for (uint64_t j = 0; j < stride_; ++j) {
+      const uint8_t lo = row[j] & 15, hi = row[j] >> 4;
+      need |= uint64_t(lo != 15 && lo != 0) << (2 * j) | uint64_t(hi != 15 && hi != 0) << (2 * j + 1);
+    }
+  } else {
+    for (uint64_t j = 0; j < stride_; ++j) need |= uint64_t(row[j] != kUnreached && row[j] != 0) << j;
+  }
+  return count_ == kMaxSlots ? need : need & ((uint64_t(1) << count_) - 1);
+}
+
 template <class Id>
 void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw) {
-  for (int s = 0; s < count_; ++s) {
-    const uint8_t l = level(s, v);
-    if (l != kUnreached && l != 0 && !((found >> s) & 1))
-      fail(s, 5, pw ? bfs_rules::parent_without_edge(label(v), label(pw->parent(s, v)))
-                    : bfs_rules::parent_without_edge(label(v)));
+  for (uint64_t missing = needs_parent(v) & ~found; missing != 0; missing &= missing - 1) {
+    const int s = std::countr_zero(missing);
+    fail(s, 5, pw ? bfs_rules::parent_without_edge(label(v), label(pw->parent(s, v)))
+                  : bfs_rules::parent_without_edge(label(v)));
   }
 }
 
@@ -718,17 +766,17 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const AlignedBuffer& step_a
       for (uint64_t j = 0; j < below; ++j) say_why(v, list[j]);
     uint64_t got = 0;
     const Id* parents = pw.parents_of(v);
-    for (int s = 0; s < count_; ++s) {
-      const uint8_t l = level(s, v);
-      if (l == kUnreached || l == 0) continue;
-      const Id p = parents[uint64_t(s) * window_] & parent_mask_;
+    const uint64_t need = needs_parent(v);
+    for (uint64_t m = need; m != 0; m &= m - 1) {
+      const int s = std::countr_zero(m);
+      const Id p = parents[s] & parent_mask_;
       uint64_t i = 0;  // parents sit early in a list (ids by degree, bottom-up takes the first): look there first
       while (i < len && i < 4 && list[i] < p) ++i;
       if (i == 4 && len > 4) i = uint64_t(std::lower_bound(list + 4, list + len, p) - list);
       got |= uint64_t(i < len && list[i] == p) << s;
     }
     found[v - u.va] = got;
-    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1) finish_vertex(v, got, &pw);
+    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1 && (need & ~got) != 0) finish_vertex(v, got, &pw);
   }
   }
   // The lists cut by the step's edges: the first goes on from the last step, the last goes on into the next.
