@@ -200,14 +200,15 @@ class CsrPassValidator {
   int32_t spill_levels(int slot, const Id* internal_parent, const int32_t* level);
   void start_rows(int first, int count, bool nibble);
   void load_rows(std::vector<uint64_t>& twice_nedge);
-  void take_levels(uint64_t window, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge);
+  void take_levels_and_transpose(uint64_t window, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge);
   template <class LevelOf>
   void take_rows(uint64_t a, uint64_t m, LevelOf&& level_of, std::vector<uint64_t>& twice_nedge);
   void pass(int first, int count, bool nibble, std::vector<uint64_t>& twice_nedge,
             const std::function<void(uint64_t)>& step);
   void check_labels(std::span<int32_t> scratch) const;
-  // Rule 5 once v's whole list was seen; pw: the windows holding v's parents, to name them.
-  void finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw = nullptr);
+  // Rule 5 once v's whole list was seen: need (needs_parent(v)) less found; pw: the windows holding v's parents,
+  // to name them.
+  void finish_vertex(uint64_t v, uint64_t need, uint64_t found, const ParentWindows* pw = nullptr);
   uint64_t needs_parent(uint64_t v) const;
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   uint64_t label(uint64_t v) const { return uint64_t(g_.to_input[v]); }
@@ -215,7 +216,8 @@ class CsrPassValidator {
     std::lock_guard lock(mutex_);
     note_failure(verdict_[size_t(first_ + s)], rule, what);
   }
-  // Search first_ + s's level of v (kUnreached: not reached), in either packing.
+  // Search first_ + s's level of v (kUnreached: not reached), in either packing: say_why's, to name a failure
+  // (the checks read the rows a vector at a time).
   uint8_t level(int s, uint64_t v) const {
     if (!nibble_) return rows_[v * stride_ + uint64_t(s)];
     const uint8_t x = (rows_[v * stride_ + uint64_t(s) / 2] >> (4 * (s & 1))) & 15;
@@ -269,10 +271,9 @@ struct CsrPassValidator<Id>::ParentWindows {
 
   ParentWindows(CsrPassValidator& v, std::vector<uint64_t>& nedge)
       : pv(v), twice_nedge(nedge), windows((v.listed_ + v.window_ - 1) / v.window_),
-        ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))), reads(ring) {
-    for (uint64_t i = 0; i <= ring; ++i) buf.emplace_back(uint64_t(v.count_) * v.window_ * sizeof(Id));
-    spare = std::move(buf.back());
-    buf.pop_back();
+        ring(std::max<uint64_t>(1, ring_for(v.g_.n, v.window_))),
+        spare(uint64_t(v.count_) * v.window_ * sizeof(Id)), reads(ring) {
+    for (uint64_t i = 0; i < ring; ++i) buf.emplace_back(spare.bytes());
   }
   ~ParentWindows() {  // no read may outlive its buffer
     for (std::future<void>& r : reads)
@@ -313,8 +314,8 @@ struct CsrPassValidator<Id>::ParentWindows {
       const size_t slot = size_t(taken % ring);
       if (reads[slot].valid()) reads[slot].get();
       if (pv.packed_) {  // transposed as its levels are taken
-        pv.take_levels(taken, reinterpret_cast<const Id*>(buf[slot].data()), reinterpret_cast<Id*>(spare.data()),
-                       twice_nedge);
+        pv.take_levels_and_transpose(taken, reinterpret_cast<const Id*>(buf[slot].data()),
+                                     reinterpret_cast<Id*>(spare.data()), twice_nedge);
         std::swap(buf[slot], spare);
       } else {
         transpose(slot, std::min(pv.window_, pv.listed_ - taken * pv.window_));
@@ -576,7 +577,7 @@ void CsrPassValidator<Id>::take_rows(uint64_t a, uint64_t m, LevelOf&& level_of,
         mine[s] += sum;
       }
       for (uint64_t i = b; i < e; ++i)
-        if (g_.degree(a + i) == 0) finish_vertex(a + i, 0);
+        if (g_.degree(a + i) == 0) finish_vertex(a + i, needs_parent(a + i), 0);
     }
 #pragma omp critical
     for (int s = 0; s < count_; ++s) twice_nedge[size_t(first_ + s)] += mine[s];
@@ -584,9 +585,10 @@ void CsrPassValidator<Id>::take_rows(uint64_t a, uint64_t m, LevelOf&& level_of,
 }
 
 // Packed: window w's levels into the rows from its spilled words (search s's at words[s * window_]), and the words
-// transposed, vertex by vertex (vertex i's at transposed[i * count_]), as they go by.
+// transposed, vertex by vertex (vertex i's at transposed[i * count_]), as they go by: one read of the window does
+// both jobs, so take_rows' level_of writes the transposition too.
 template <class Id>
-void CsrPassValidator<Id>::take_levels(uint64_t w, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge) {
+void CsrPassValidator<Id>::take_levels_and_transpose(uint64_t w, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge) {
   const double t0 = now();
   const uint64_t none = uint64_t(kNoVertex<Id>) >> shift_, count = uint64_t(count_);
   take_rows(w * window_, std::min(window_, listed_ - w * window_), [&](int s, uint64_t i) {
@@ -691,8 +693,8 @@ uint64_t CsrPassValidator<Id>::needs_parent(uint64_t v) const {
 }
 
 template <class Id>
-void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t found, const ParentWindows* pw) {
-  for (uint64_t missing = needs_parent(v) & ~found; missing != 0; missing &= missing - 1) {
+void CsrPassValidator<Id>::finish_vertex(uint64_t v, uint64_t need, uint64_t found, const ParentWindows* pw) {
+  for (uint64_t missing = need & ~found; missing != 0; missing &= missing - 1) {
     const int s = std::countr_zero(missing);
     fail(s, 5, pw ? bfs_rules::parent_without_edge(label(v), label(pw->parent(s, v)))
                   : bfs_rules::parent_without_edge(label(v)));
@@ -776,7 +778,7 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const AlignedBuffer& step_a
       got |= uint64_t(i < len && list[i] == p) << s;
     }
     found[v - u.va] = got;
-    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1 && (need & ~got) != 0) finish_vertex(v, got, &pw);
+    if (g_.offsets[v] >= u.e0 && g_.offsets[v + 1] <= u.e1 && (need & ~got) != 0) finish_vertex(v, need, got, &pw);
   }
   }
   // The lists cut by the step's edges: the first goes on from the last step, the last goes on into the next.
@@ -784,7 +786,7 @@ void CsrPassValidator<Id>::check_unit(const Unit& u, const AlignedBuffer& step_a
   uint64_t first = found[0];
   if (g_.offsets[u.va] < u.e0) {
     if (carry_v_ == u.va) first |= carry_found_;
-    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, first, &pw);
+    if (g_.offsets[u.va + 1] <= u.e1) finish_vertex(u.va, needs_parent(u.va), first, &pw);
     else carry_v_ = u.va, carry_found_ = first;
   }
   const uint64_t last = u.vb - 1;
