@@ -103,10 +103,15 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
   // words' top 4 bits, as at SCALE 28 ("ondisk"); as bytes in two passes of 6 and 5 ("ondisk_bytes": the batch's
   // trees taken as too deep for nibbles), spilled in the words' wider top; or as nibbles, spilled apart from the
   // parents as above 2^28 vertices ("ondisk_apart").
-  // internal: the planted search's own parents (default: the output's, translated).
-  Verdict check_on_disk(const std::vector<uint32_t>& p, uint64_t claimed, std::vector<uint32_t> internal = {}) {
+  // internal: the planted search's own parents (default: the output's, translated). in_output: the levels'
+  // scratch is each output's own memory, as in a run (else apart from it).
+  Verdict check_on_disk(const std::vector<uint32_t>& p, uint64_t claimed, std::vector<uint32_t> internal = {},
+                        bool in_output = false) {
     if (!disk) disk.emplace(spec);
-    std::vector<int32_t> scratch(g.n);
+    std::vector<int32_t> apart(g.n);
+    std::vector<uint32_t> output(g.n);
+    const std::span<int32_t> scratch = in_output ? std::span<int32_t>(reinterpret_cast<int32_t*>(output.data()), g.n)
+                                                 : std::span<int32_t>(apart);
     const bool bytes = GetParam() == "ondisk_bytes";
     const int level_bits = GetParam() == "ondisk" ? 4 : GetParam() == "ondisk_apart" ? -1 : 0;
     CsrPassValidator<uint32_t> batch(disk->g, disk->files, disk->tmp.path(), 11, scratch, 4096,
@@ -116,7 +121,9 @@ class PlantedErrors : public ::testing::TestWithParam<std::string> {
     std::optional<Verdict> at_once;
     for (int i = 0; i < 11; ++i) {
       const bool mine = i == 9;
-      const SearchToCheck<uint32_t> c{root, mine ? p.data() : parent.data(), mine ? claimed : nedge};
+      if (in_output) output = mine ? p : parent;
+      const SearchToCheck<uint32_t> c{root, in_output ? output.data() : mine ? p.data() : parent.data(),
+                                      mine ? claimed : nedge};
       const auto added = batch.add(c, mine ? planted.data() : good.data(), disk->from_input[root], scratch, now);
       EXPECT_NE(added, CsrPassValidator<uint32_t>::Added::kTooDeep);
       if (added == CsrPassValidator<uint32_t>::Added::kChecked) {
@@ -307,7 +314,31 @@ TEST_P(OnDiskOnly, OutputThatIsNotTheSearchsOwn) {
   internal[x] = internal[internal[x]];
   const Verdict verdict = check_on_disk(parent, nedge, internal);
   EXPECT_FALSE(verdict.valid);
-  EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
+  EXPECT_NE(verdict.message.find("not the search's own: vertex " + std::to_string(v) + " has parent"),
+            std::string::npos) << verdict.message;
+  // As in a run: the levels written over the output, which can then no longer name the vertex.
+  const Verdict in_output = check_on_disk(parent, nedge, internal, true);
+  EXPECT_FALSE(in_output.valid);
+  EXPECT_EQ(in_output.rule, 7);
+  EXPECT_NE(in_output.message.find("not the search's own"), std::string::npos) << in_output.message;
+}
+
+TEST_P(OnDiskOnly, OutputThatGivesAVertexWithoutEdgesAParent) {
+  // A vertex with no list is in no pass (the tail, ids by degree): its output entry is checked by the translation
+  // check alone, whose internal side sums the tail apart from the spilled vertices.
+  if (!disk) disk.emplace(spec);
+  const std::vector<uint32_t> internal = disk->internal(parent);
+  uint64_t v = 0;
+  while (v < g.n && (!adjacent[v].empty() || parent[v] != kNoVertex<uint32_t>)) ++v;
+  ASSERT_LT(v, g.n) << "the test graph has no vertex without edges";
+  std::vector<uint32_t> output = parent;
+  output[v] = uint32_t(root);
+  for (const bool in_output : {false, true}) {
+    const Verdict verdict = check_on_disk(output, nedge, internal, in_output);
+    EXPECT_FALSE(verdict.valid);
+    EXPECT_EQ(verdict.rule, 7) << verdict.message;
+    EXPECT_NE(verdict.message.find("not the search's own"), std::string::npos) << verdict.message;
+  }
 }
 
 TEST_P(OnDiskOnly, OutputWithTwoParentsSwapped) {

@@ -196,8 +196,11 @@ class CsrPassValidator {
   void check_block(const Unit& u, const AlignedBuffer& adj, Xxh3Stream& block_hash) const;
   void check_unit(const Unit& u, const AlignedBuffer& step_adj, const ParentWindows& pw);
   void write_windows(WriteBehind& behind, size_t h, int slot, uint64_t a, uint64_t m);
-  std::string spill_and_translate(const SearchToCheck<Id>& s, const Id* internal_parent, int slot);
-  int32_t spill_levels(int slot, const Id* internal_parent, const int32_t* level);
+  uint64_t output_terms(const SearchToCheck<Id>& s) const;
+  uint64_t internal_terms(const Id* internal_parent, uint64_t a, uint64_t b) const;
+  std::string first_difference(const SearchToCheck<Id>& s, const Id* internal_parent) const;
+  void spill_parents(int slot, const Id* internal_parent);
+  int32_t spill_levels(int slot, const Id* internal_parent, const int32_t* level, uint64_t& internal_sum);
   void start_rows(int first, int count, bool nibble);
   void load_rows(std::vector<uint64_t>& twice_nedge);
   void take_levels_and_transpose(uint64_t window, const Id* words, Id* transposed, std::vector<uint64_t>& twice_nedge);
@@ -212,6 +215,11 @@ class CsrPassValidator {
   uint64_t needs_parent(uint64_t v) const;
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   uint64_t label(uint64_t v) const { return uint64_t(g_.to_input[v]); }
+  // The translation check's term of internal vertex v with internal parent p: v's label with what the output must
+  // hold for p, its label (none, or out of range: p itself; rule 1 names it).
+  static uint64_t internal_term(const Id* to_input, uint64_t n, uint64_t key, uint64_t v, Id p) {
+    return validate_detail::entry_term(to_input[v], p == kNoVertex<Id> || p >= n ? p : to_input[p], key);
+  }
   void fail(int s, int rule, const std::string& what) {  // s: within the pass's group
     std::lock_guard lock(mutex_);
     note_failure(verdict_[size_t(first_ + s)], rule, what);
@@ -399,23 +407,35 @@ void CsrPassValidator<Id>::check_labels(std::span<int32_t> scratch) const {
 
 // Search `slot`'s levels (level[v] < 0: unreached) of the listed vertices to the spill: packed, each word its
 // parent with its level above (unreached: all ones), window by window; else a byte a level apart. Returns the
-// deepest level, stopping once it is deeper than the spill holds.
+// deepest level, stopping once it is deeper than the spill holds. internal_sum: the translation check's internal
+// side over every vertex (internal_terms), summed as the words are made: its labels' random reads then run while
+// the device takes the spill's writes (they ran before the tree walk, with the device idle).
 template <class Id>
-int32_t CsrPassValidator<Id>::spill_levels(int slot, const Id* internal_parent, const int32_t* level) {
+int32_t CsrPassValidator<Id>::spill_levels(int slot, const Id* internal_parent, const int32_t* level,
+                                           uint64_t& internal_sum) {
+  const uint64_t n = g_.n, key = key_;
+  const Id* to_input = g_.to_input.data();
   int32_t deepest = 0;
+  uint64_t sum = 0, a = 0;
   const bool packed = packed_;
   WriteBehind behind(spill_, buffer_);
   const uint64_t step = packed ? std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id))) * window_ : chunk_;
-  for (uint64_t a = 0, h = 0; a < listed_ && deepest <= level_max_; a += step, h = (h + 1) % WriteBehind::kParts) {
+  for (uint64_t h = 0; a < listed_ && deepest <= level_max_; a += step, h = (h + 1) % WriteBehind::kParts) {
     const uint64_t m = std::min(step, listed_ - a);
     char* part = behind.fill(h);
     Id* words = reinterpret_cast<Id*>(part);
     uint8_t* bytes = reinterpret_cast<uint8_t*>(part);
-#pragma omp parallel for schedule(static) reduction(max : deepest)
+#pragma omp parallel for schedule(static) reduction(max : deepest) reduction(+ : sum)
     for (uint64_t i = 0; i < m; ++i) {
+      // The parents' labels fetched ahead: the terms' multiplications fill the core's window, which left few of
+      // these (random) reads in flight (a 2-core VM: 2.2x faster than the exact compare with this fetch).
+      if (i + kGatherAhead < m && internal_parent[a + i + kGatherAhead] < n)
+        __builtin_prefetch(to_input + internal_parent[a + i + kGatherAhead]);
       const int32_t l = level[a + i];
+      const Id p = internal_parent[a + i];
       deepest = std::max(deepest, l);
-      if (packed) words[i] = l < 0 ? kNoVertex<Id> : Id((uint64_t(l) << shift_) | uint64_t(internal_parent[a + i]));
+      sum += internal_term(to_input, n, key, a + i, p);
+      if (packed) words[i] = l < 0 ? kNoVertex<Id> : Id((uint64_t(l) << shift_) | uint64_t(p));
       else bytes[i] = l < 0 ? kUnreached : uint8_t(l);
     }
     if (packed) {
@@ -425,6 +445,7 @@ int32_t CsrPassValidator<Id>::spill_levels(int slot, const Id* internal_parent, 
       behind.start(h);
     }
   }
+  internal_sum = sum + internal_terms(internal_parent, std::min(a, listed_), n);  // the tail, or past a deep stop
   behind.finish();
   return deepest;
 }
@@ -439,42 +460,43 @@ void CsrPassValidator<Id>::write_windows(WriteBehind& behind, size_t h, int slot
   behind.start(h);
 }
 
-// Search `slot`'s parents spilled (unless packed: then spilled with their levels later) and checked against its
-// output: the output's entries and the internal parents' translated, summed as a multiset hash
-// (validate_detail::entry_term), each array read in order: comparing entry by entry reads one of them at random,
-// a cache miss a vertex over the whole array (most of the spill's CPU time at SCALE 25). Only a difference is
-// looked for entry by entry, to name it. Returns the message of the first difference ("": none), said now: the
-// caller's scratch may be the output's memory.
+// The translation check: the output's entries and the search's own, translated to input labels, each summed as
+// a multiset hash (validate_detail::entry_term) over arrays read in order: comparing entry by entry reads one of
+// them at random, a cache miss a vertex over the whole array (most of the spill's CPU time at SCALE 25). The
+// output's side is summed before the tree walk, which may write the levels over it; the internal side as the
+// spill's words are made (spill_levels). Equal arrays always sum the same; a sum that differs proves a
+// difference, which first_difference names while the output is still there.
 template <class Id>
-std::string CsrPassValidator<Id>::spill_and_translate(const SearchToCheck<Id>& s, const Id* internal_parent, int slot) {
+uint64_t CsrPassValidator<Id>::output_terms(const SearchToCheck<Id>& s) const {
+  const uint64_t key = key_;
+  uint64_t sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (uint64_t v = 0; v < g_.n; ++v) sum += validate_detail::entry_term(v, s.parent[v], key);
+  return sum;
+}
+
+// The internal side's terms of internal vertices [a, b).
+template <class Id>
+uint64_t CsrPassValidator<Id>::internal_terms(const Id* internal_parent, uint64_t a, uint64_t b) const {
+  const uint64_t n = g_.n, key = key_;
+  const Id* to_input = g_.to_input.data();
+  uint64_t sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+  for (uint64_t v = a; v < b; ++v) {
+    if (v + kGatherAhead < b && internal_parent[v + kGatherAhead] < n)
+      __builtin_prefetch(to_input + internal_parent[v + kGatherAhead]);
+    sum += internal_term(to_input, n, key, v, internal_parent[v]);
+  }
+  return sum;
+}
+
+// The first vertex whose output parent is not its internal parent translated, named ("": none).
+template <class Id>
+std::string CsrPassValidator<Id>::first_difference(const SearchToCheck<Id>& s, const Id* internal_parent) const {
   const uint64_t n = g_.n;
   const Id* to_input = g_.to_input.data();
-  uint64_t internal_sum = 0, output_sum = 0;
-  // What the output must hold for internal parent p: its label (none, or out of range: itself; rule 1 names it).
   auto translated = [n, to_input](Id p) { return p == kNoVertex<Id> || p >= n ? p : to_input[p]; };
-  {
-    WriteBehind behind(spill_, buffer_);
-    const uint64_t per = std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id)));  // windows a part
-    for (uint64_t a = 0, h = 0; a < n; a += per * window_, h = (h + 1) % WriteBehind::kParts) {
-      const uint64_t m = std::min(per * window_, n - a);
-      Id* buf = packed_ ? nullptr : reinterpret_cast<Id*>(behind.fill(h));  // packed: spilled with their levels
-#pragma omp parallel for schedule(static) reduction(+ : internal_sum, output_sum)
-      for (uint64_t i = 0; i < m; ++i) {
-        // The parents' labels fetched ahead: the sums' multiplications fill the core's window, which left few
-        // of these (random) reads in flight (a 2-core VM: 2.2x faster than the exact compare with this fetch).
-        if (i + kGatherAhead < m && internal_parent[a + i + kGatherAhead] < n)
-          __builtin_prefetch(to_input + internal_parent[a + i + kGatherAhead]);
-        const Id p = internal_parent[a + i];
-        if (buf) buf[i] = p;
-        internal_sum += validate_detail::entry_term(to_input[a + i], translated(p), key_);
-        output_sum += validate_detail::entry_term(a + i, s.parent[a + i], key_);
-      }
-      if (buf) write_windows(behind, h, slot, a, m);
-    }
-    behind.finish();
-  }
-  if (internal_sum == output_sum) return {};
-  uint64_t mismatch = UINT64_MAX;  // the first vertex whose two parents differ
+  uint64_t mismatch = UINT64_MAX;
 #pragma omp parallel for schedule(static) reduction(min : mismatch)
   for (uint64_t v = 0; v < n; ++v)
     if (s.parent[to_input[v]] != translated(internal_parent[v])) mismatch = std::min(mismatch, v);
@@ -486,6 +508,21 @@ std::string CsrPassValidator<Id>::spill_and_translate(const SearchToCheck<Id>& s
                      p == kNoVertex<Id> || p >= n ? std::to_string(uint64_t(p)) : std::to_string(label(p)));
 }
 
+// Levels apart (not packed): search `slot`'s parents to the spill, window by window.
+template <class Id>
+void CsrPassValidator<Id>::spill_parents(int slot, const Id* internal_parent) {
+  WriteBehind behind(spill_, buffer_);
+  const uint64_t per = std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id)));  // windows a part
+  for (uint64_t a = 0, h = 0; a < listed_; a += per * window_, h = (h + 1) % WriteBehind::kParts) {
+    const uint64_t m = std::min(per * window_, listed_ - a);
+    Id* buf = reinterpret_cast<Id*>(behind.fill(h));
+#pragma omp parallel for schedule(static)
+    for (uint64_t i = 0; i < m; ++i) buf[i] = internal_parent[a + i];
+    write_windows(behind, h, slot, a, m);
+  }
+  behind.finish();
+}
+
 template <class Id>
 typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToCheck<Id>& s, const Id* internal_parent,
                                                                Id internal_root, std::span<int32_t> scratch,
@@ -495,7 +532,11 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
   const Id* to_input = g_.to_input.data();
   double clock = now();
   auto lap = [&clock] { const double t = now(); return t - std::exchange(clock, t); };
-  const std::string differ = spill_and_translate(s, internal_parent, slot);
+  // The levels' scratch is the output's memory, or apart from it (see the declaration): then a difference the
+  // translation check finds can still be named after the tree walk.
+  const bool output_kept = static_cast<const void*>(scratch.data()) != static_cast<const void*>(s.parent);
+  const uint64_t output_sum = output_terms(s);
+  if (!packed_) spill_parents(slot, internal_parent);
   phases_.spill += lap();
   std::string why;
   int32_t* level = scratch.data();
@@ -505,21 +546,27 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     verdict = {false, 1, "rule 1: " + why, 0};
     return Added::kChecked;
   }
-  if (!differ.empty()) {
-    verdict = {false, 7, differ, 0};
-    return Added::kChecked;
-  }
   // Rule 5 for the tail now (no list, so no parent: unreached or the root), so that neither the spill nor the
   // pass holds anything of it; noted, not judged, so that a lower rule the pass finds still takes precedence.
   uint64_t orphan = UINT64_MAX;
 #pragma omp parallel for schedule(static) reduction(min : orphan)
   for (uint64_t v = listed_; v < n; ++v)
     if (level[v] >= 0 && v != uint64_t(internal_root)) orphan = std::min(orphan, v);
-  const int32_t deepest = spill_levels(slot, internal_parent, level);
+  uint64_t internal_sum = 0;
+  const int32_t deepest = spill_levels(slot, internal_parent, level, internal_sum);
   phases_.spill += lap();
+  if (internal_sum != output_sum) {
+    const std::string named = output_kept ? first_difference(s, internal_parent) : "";
+    verdict = {false, 7,
+               !named.empty() ? named
+                              : "the output parents are not the search's own: their (vertex, parent) entries differ "
+                                "from the search's array translated to input labels",
+               0};
+    return Added::kChecked;
+  }
   const bool deep = deepest > level_max_;
   if (deep) {
-    if (static_cast<const void*>(scratch.data()) == static_cast<const void*>(s.parent)) {
+    if (!output_kept) {
       Id* out = reinterpret_cast<Id*>(scratch.data());  // the output, rebuilt (it equals the translation)
 #pragma omp parallel for schedule(static)
       for (uint64_t v = 0; v < n; ++v) {
