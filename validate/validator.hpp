@@ -150,6 +150,7 @@ bool tree_levels_serial(uint64_t n, const Parents& parent, uint64_t root, int32_
 // written the same). False on anything broken, left for the serial walk to name.
 template <class Parents, class Id = ParentId<Parents>>
 bool tree_levels_parallel(uint64_t n, const Parents& parent, uint64_t root, int32_t* level) {
+  constexpr uint64_t kAhead = 32;
   if (root >= n || parent[root] != root) return false;
 #pragma omp parallel for schedule(static)
   for (uint64_t v = 0; v < n; ++v) level[v] = kNoLevel;
@@ -162,6 +163,9 @@ bool tree_levels_parallel(uint64_t n, const Parents& parent, uint64_t root, int3
     std::vector<uint64_t> path;
 #pragma omp for schedule(dynamic, 65536)
     for (uint64_t v = 0; v < n; ++v) {
+      // The level of a parent kAhead on fetched now: a hub's (low ids) is in cache, any other's a miss each.
+      if (v + kAhead < n)
+        if (const uint64_t q = uint64_t(parent[v + kAhead]); q < n) __builtin_prefetch(level + q);
       if (parent[v] == kNoVertex<Id> || at(v).load(std::memory_order_relaxed) >= 0 || broken.load(std::memory_order_relaxed))
         continue;
       if (const uint64_t p = uint64_t(parent[v]); p < n) {  // most parents are resolved already (hubs: low ids)
