@@ -215,10 +215,11 @@ class CsrPassValidator {
   uint64_t needs_parent(uint64_t v) const;
   void say_why(uint64_t v, uint64_t w);            // the rules an entry breaks, search by search
   uint64_t label(uint64_t v) const { return uint64_t(g_.to_input[v]); }
-  // The translation check's term of internal vertex v with internal parent p: v's label with what the output must
-  // hold for p, its label (none, or out of range: p itself; rule 1 names it).
+  // What the output must hold for internal parent p: its label (none, or out of range: p itself; rule 1 names it).
+  static Id translated(const Id* to_input, uint64_t n, Id p) { return p == kNoVertex<Id> || p >= n ? p : to_input[p]; }
+  // The translation check's term of internal vertex v with internal parent p.
   static uint64_t internal_term(const Id* to_input, uint64_t n, uint64_t key, uint64_t v, Id p) {
-    return validate_detail::entry_term(to_input[v], p == kNoVertex<Id> || p >= n ? p : to_input[p], key);
+    return validate_detail::entry_term(to_input[v], translated(to_input, n, p), key);
   }
   void fail(int s, int rule, const std::string& what) {  // s: within the pass's group
     std::lock_guard lock(mutex_);
@@ -495,11 +496,10 @@ template <class Id>
 std::string CsrPassValidator<Id>::first_difference(const SearchToCheck<Id>& s, const Id* internal_parent) const {
   const uint64_t n = g_.n;
   const Id* to_input = g_.to_input.data();
-  auto translated = [n, to_input](Id p) { return p == kNoVertex<Id> || p >= n ? p : to_input[p]; };
   uint64_t mismatch = UINT64_MAX;
 #pragma omp parallel for schedule(static) reduction(min : mismatch)
   for (uint64_t v = 0; v < n; ++v)
-    if (s.parent[to_input[v]] != translated(internal_parent[v])) mismatch = std::min(mismatch, v);
+    if (s.parent[to_input[v]] != translated(to_input, n, internal_parent[v])) mismatch = std::min(mismatch, v);
   if (mismatch == UINT64_MAX) return {};
   const Id p = internal_parent[mismatch];
   return fmt::format("the output parents are not the search's own: vertex {} has parent {} in the output, {} in "
@@ -569,10 +569,7 @@ typename CsrPassValidator<Id>::Added CsrPassValidator<Id>::add(const SearchToChe
     if (!output_kept) {
       Id* out = reinterpret_cast<Id*>(scratch.data());  // the output, rebuilt (it equals the translation)
 #pragma omp parallel for schedule(static)
-      for (uint64_t v = 0; v < n; ++v) {
-        const Id p = internal_parent[v];
-        out[to_input[v]] = p == kNoVertex<Id> ? p : to_input[p];
-      }
+      for (uint64_t v = 0; v < n; ++v) out[to_input[v]] = translated(to_input, n, internal_parent[v]);
     }
     return Added::kTooDeep;
   }
