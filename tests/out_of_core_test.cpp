@@ -218,6 +218,45 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
   }
 }
 
+// Rows and ids of every width the coding takes come back from their buckets as they were put: varints of 1 to 9
+// bytes, in blocks sorted by row and id (a flush holding more entries than its bucket has rows) and by row alone
+// (fewer).
+TEST(CsrFiles, TupleBucketsKeepRowsAndIdsOfEveryWidth) {
+  TwoThreads two;
+  TempDir tmp;
+  struct Case {
+    uint64_t n;
+    std::vector<uint64_t> bounds;
+    uint64_t stage;
+  };
+  for (const Case& c : {Case{uint64_t(1) << 40, {0, 16, 16 + (uint64_t(1) << 20)}, 300},
+                        Case{uint64_t(1) << 60, {0, 2, 16}, 8}}) {
+    EdgeBuckets<uint64_t> buckets(c.bounds, {1 << 20, 1 << 20}, c.n, tmp.path(), 4096, c.stage);
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> want(2);
+    uint64_t x = 1;
+    for (int i = 0; i < 6000; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      const size_t k = size_t(i % 2);
+      const uint64_t row = c.bounds[k] + (x >> 11) % (c.bounds[k + 1] - c.bounds[k]);
+      const uint64_t id = (x >> (x % 61)) % c.n;  // every width up to the ids' bits
+      buckets.add(0, row, id);
+      want[k].push_back({row, id});
+    }
+    buckets.finish();
+    for (size_t k = 0; k < 2; ++k) {
+      std::vector<std::pair<uint64_t, uint64_t>> got;
+      std::mutex lock;
+      buckets.for_each_batch(k, [&](const uint32_t* rows, const uint64_t* ids, size_t count) {
+        const std::lock_guard<std::mutex> hold(lock);
+        for (size_t i = 0; i < count; ++i) got.push_back({buckets.bucket_first(k) + rows[i], ids[i]});
+      });
+      std::sort(got.begin(), got.end());
+      std::sort(want[k].begin(), want[k].end());
+      EXPECT_EQ(got, want[k]) << "n " << c.n << ", bucket " << k;
+    }
+  }
+}
+
 // A scratch file that cannot be made names its use, in a possessive that reads (names ending in s included).
 TEST(SpillFile, ErrorsNameTheUse) {
   for (auto [what, said] : {std::pair{"validation", "validation's scratch file"},
