@@ -168,6 +168,19 @@ TEST(CsrFiles, BucketedBuildBuildsTheSameCsr) {
   }
 }
 
+// Bucket k's entries as (list, entry) pairs, sorted: what for_each_batch hands out, in whatever order.
+template <class Id>
+std::vector<std::pair<uint64_t, Id>> read_back(EdgeBuckets<Id>& buckets, size_t k) {
+  std::vector<std::pair<uint64_t, Id>> got;
+  std::mutex lock;
+  buckets.for_each_batch(k, [&](const uint32_t* rows, const Id* ids, size_t count) {
+    const std::lock_guard<std::mutex> hold(lock);
+    for (size_t i = 0; i < count; ++i) got.push_back({buckets.bucket_first(k) + rows[i], ids[i]});
+  });
+  std::sort(got.begin(), got.end());
+  return got;
+}
+
 // Every entry put in a bucket comes back from that bucket, as many times; a damaged block is
 // an error naming it; nothing is left in the directory.
 TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
@@ -194,15 +207,8 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
   }
   EXPECT_EQ(buckets.entries(), [&] { uint64_t s = 0; for (auto& w : want) s += w.size(); return s; }());
   for (size_t k = 0; k + 1 < bounds.size(); ++k) {
-    std::vector<std::pair<uint64_t, uint32_t>> got;
-    std::mutex lock;
-    buckets.for_each_batch(k, [&](const uint32_t* rows, const uint32_t* ids, size_t count) {
-      const std::lock_guard<std::mutex> hold(lock);
-      for (size_t i = 0; i < count; ++i) got.push_back({buckets.bucket_first(k) + rows[i], ids[i]});
-    });
-    std::sort(got.begin(), got.end());
     std::sort(want[k].begin(), want[k].end());
-    EXPECT_EQ(got, want[k]) << "bucket " << k;
+    EXPECT_EQ(read_back(buckets, k), want[k]) << "bucket " << k;
   }
   for (const auto& entry : std::filesystem::directory_iterator(f.tmp.path()))
     EXPECT_EQ(entry.path().filename().string().rfind(".strata-spill", 0), std::string::npos) << entry.path();
@@ -244,15 +250,8 @@ TEST(CsrFiles, TupleBucketsKeepRowsAndIdsOfEveryWidth) {
     }
     buckets.finish();
     for (size_t k = 0; k < 2; ++k) {
-      std::vector<std::pair<uint64_t, uint64_t>> got;
-      std::mutex lock;
-      buckets.for_each_batch(k, [&](const uint32_t* rows, const uint64_t* ids, size_t count) {
-        const std::lock_guard<std::mutex> hold(lock);
-        for (size_t i = 0; i < count; ++i) got.push_back({buckets.bucket_first(k) + rows[i], ids[i]});
-      });
-      std::sort(got.begin(), got.end());
       std::sort(want[k].begin(), want[k].end());
-      EXPECT_EQ(got, want[k]) << "n " << c.n << ", bucket " << k;
+      EXPECT_EQ(read_back(buckets, k), want[k]) << "n " << c.n << ", bucket " << k;
     }
   }
 }
