@@ -5,7 +5,7 @@
 # as at SCALE 28 on this disk); each run builds the on-disk CSR afresh under the cap (budget = cap - 16 bytes a
 # vertex - 96 MiB, as bench/scale.sh), one root, no validation. STRATA_B=other/strata interleaves a second
 # binary, round by round, the order alternating. Prints CSV: scale,binary,round,csr_build_s,passes,
-# tuple_passes,bucket_bytes,csr_bytes,peak_bytes, then the medians and the seconds per tuple relative to the
+# tuple_passes,bucket_bytes,csr_bytes,peak_bytes and the build's phases (count_s ... write_s), then the medians and the seconds per tuple relative to the
 # smallest SCALE. Env: RUNS (3), THREADS (2), KEEP=1.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -18,7 +18,7 @@ image_size=$(( (1 << max) * 16 * 8 * 3 + (2 << 30) ))  # the CSR and the buckets
 source "$(dirname "$0")/loopfs.sh"
 
 out=/tmp/strata-kernel1.csv
-echo "scale,binary,round,csr_build_s,passes,tuple_passes,bucket_bytes,csr_bytes,peak_bytes" | tee "$out"
+echo "scale,binary,round,csr_build_s,passes,tuple_passes,bucket_bytes,csr_bytes,peak_bytes,count_s,distribute_s,fill_s,sort_s,write_s" | tee "$out"
 for scale in "${scales[@]}"; do
   g=$mnt/k1-$scale
   ensure_graph "$g" "$scale" --no-tuples
@@ -35,7 +35,8 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 print(",".join([sys.argv[2], sys.argv[3], sys.argv[4], f"{j['csr_build_time']:.2f}", str(j['csr_build_passes']),
                 str(j.get('csr_build_tuple_passes', j['csr_build_passes'])), str(j['csr_build_renumbered_bytes']),
-                str(j['csr_disk_bytes']), sys.argv[5]]))
+                str(j['csr_disk_bytes']), sys.argv[5]] +
+               [f"{j['csr_build_phase_seconds'][k]:.2f}" for k in ('count', 'distribute', 'fill', 'sort', 'write')]))
 PY
     done
   done
