@@ -5,9 +5,9 @@
 //
 // A bucket is a list of blocks in one unlinked scratch file. A block is a thread's staged entries for one bucket,
 // sorted by (row, neighbour) and coded as varint deltas: the row's delta, then the neighbour's delta where the row
-// did not change, else the neighbour. Where a flush holds fewer entries than its bucket has rows (the buckets of
-// the many short lists), a row's entries rarely meet in it: it is sorted by row alone, fewer radix passes, and
-// every neighbour coded whole (`by_row`). Measured about 3 bytes an entry (against 8 for the pairs), so that the
+// did not change, else the neighbour. Where a bucket's flush holds fewer entries than the bucket has rows (the
+// buckets of the many short lists), a row's entries rarely meet in one: its blocks are sorted by row alone, fewer
+// radix passes, and code every neighbour whole (`by_row`). Measured about 3 bytes an entry (against 8 for the pairs), so that the
 // buckets fit on disk beside the CSR. Each block's XXH3 is kept in DRAM and checked as it is read back (a storage
 // fault is an error, never a wrong CSR); a bucket's blocks are handed back to the filesystem once it is read.
 #pragma once
@@ -146,7 +146,7 @@ class EdgeBuckets {
             throw Error(fmt::format("kernel 1's tuple buckets in {} do not read back as written (bucket {}, block {}): "
                                     "a storage fault",
                                     dir_, k, b));
-          decode(reinterpret_cast<const uint8_t*>(buffer.data()), block, fn);
+          decode(reinterpret_cast<const uint8_t*>(buffer.data()), block, by_row(k), fn);
         });
     }
     error.rethrow();
@@ -176,9 +176,7 @@ class EdgeBuckets {
   static constexpr uint64_t kTable = uint64_t(1) << 16;
   struct Block {
     uint64_t offset, hash;
-    uint32_t bytes;
-    uint32_t entries : 31;  // at most kBlockBytes of them
-    uint32_t by_row : 1;    // sorted by row alone: each neighbour coded whole
+    uint32_t bytes, entries;
   };
   struct Thread {
     NumaArray<Staged> staged;          // bucket k's from stage_[k]
@@ -186,6 +184,9 @@ class EdgeBuckets {
     NumaArray<Staged> scratch;         // the sort's: the widest bucket's staging
     AlignedBuffer block{0};
   };
+
+  // Bucket k's blocks sorted by row alone: a full flush holds fewer entries than the bucket has rows.
+  bool by_row(size_t k) const { return stage_[k + 1] - stage_[k] < bounds_[k + 1] - bounds_[k]; }
 
   static uint8_t* put(uint8_t* p, uint64_t x) {
     while (x >= 0x80) *p++ = uint8_t(x | 0x80), x >>= 7;
@@ -207,16 +208,12 @@ class EdgeBuckets {
     Staged* keys = th.staged.data() + stage_[k];
     const uint64_t count = std::exchange(th.full[k], 0);
     if (count == 0) return;
-    const uint64_t rows = bounds_[k + 1] - bounds_[k];
     int row_bits = 1;
-    while (row_bits < 63 && (rows - 1) >> row_bits) ++row_bits;
-    const bool by_row = count < rows;
-    if (by_row)
-      build_detail::cache_radix_sort(keys, th.scratch.data(), count, row_bits,
-                                     [this](const Staged& x) { return key_of(x) >> id_bits_; });
-    else
-      build_detail::cache_radix_sort(keys, th.scratch.data(), count, std::min(64, row_bits + id_bits_),
-                                     [](const Staged& x) { return key_of(x); });
+    while (row_bits < 63 && (bounds_[k + 1] - bounds_[k] - 1) >> row_bits) ++row_bits;
+    const bool rows_only = by_row(k);
+    const int skip = rows_only ? id_bits_ : 0;  // the key's bits the sort leaves alone
+    build_detail::cache_radix_sort(keys, th.scratch.data(), count, std::min(64, row_bits + id_bits_ - skip),
+                                   [skip](const Staged& x) { return key_of(x) >> skip; });
     if (th.block.bytes() == 0) th.block = AlignedBuffer(kBlockBytes);
     uint8_t* const begin = reinterpret_cast<uint8_t*>(th.block.data());
     uint8_t* p = begin;
@@ -224,21 +221,21 @@ class EdgeBuckets {
     const uint64_t mask = (uint64_t(1) << id_bits_) - 1;
     for (uint64_t i = 0; i < count; ++i) {
       if (uint64_t(p - begin) + 24 > kBlockBytes) {
-        write_block(k, begin, uint64_t(p - begin), in_block, by_row);
+        write_block(k, begin, uint64_t(p - begin), in_block);
         p = begin, row = 0, id = 0, in_block = 0;
       }
       const uint64_t r = key_of(keys[i]) >> id_bits_, v = key_of(keys[i]) & mask;
       p = put(p, r - row);
-      p = put(p, r == row && !by_row ? v - id : v);
+      p = put(p, r == row && !rows_only ? v - id : v);
       if constexpr (kWeighted) std::memcpy(p, &keys[i].w, 4), p += 4;
       row = r, id = v, ++in_block;
     }
-    write_block(k, begin, uint64_t(p - begin), in_block, by_row);
+    write_block(k, begin, uint64_t(p - begin), in_block);
   }
 
-  void write_block(size_t k, uint8_t* data, uint64_t bytes, uint64_t entries, bool by_row) {
+  void write_block(size_t k, uint8_t* data, uint64_t bytes, uint64_t entries) {
     std::memset(data + bytes, 0, align_up(bytes) - bytes);
-    const Block block{end_.fetch_add(align_up(bytes)), xxh3(data, bytes), uint32_t(bytes), uint32_t(entries), by_row};
+    const Block block{end_.fetch_add(align_up(bytes)), xxh3(data, bytes), uint32_t(bytes), uint32_t(entries)};
     file_.write(block.offset, data, align_up(bytes));
     entries_ += entries;
     const std::lock_guard<std::mutex> hold(lock_);
@@ -246,17 +243,16 @@ class EdgeBuckets {
   }
 
   template <class Fn>
-  void decode(const uint8_t* p, const Block& block, Fn&& fn) const {
+  void decode(const uint8_t* p, const Block& block, bool rows_only, Fn&& fn) const {
     const uint8_t* const end = p + block.bytes;
     uint32_t rows[kBatch];
     Entry ids[kBatch];
     uint64_t row = 0, id = 0;
     size_t full = 0;
-    const bool by_row = block.by_row;
     for (uint32_t i = 0; i < block.entries; ++i) {
       const uint64_t dr = get(p);
       row += dr;
-      id = dr == 0 && !by_row ? id + get(p) : get(p);
+      id = dr == 0 && !rows_only ? id + get(p) : get(p);
       rows[full] = uint32_t(row);
       if constexpr (kWeighted) {
         ids[full].v = Id(id);

@@ -225,8 +225,8 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
 }
 
 // Rows and ids of every width the coding takes come back from their buckets as they were put: varints of 1 to 9
-// bytes, in blocks sorted by row and id (a flush holding more entries than its bucket has rows) and by row alone
-// (fewer).
+// bytes, in blocks sorted by row and id (a bucket whose flush holds more entries than it has rows) and by row
+// alone (fewer).
 TEST(CsrFiles, TupleBucketsKeepRowsAndIdsOfEveryWidth) {
   TwoThreads two;
   TempDir tmp;
