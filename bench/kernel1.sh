@@ -5,8 +5,8 @@
 # as at SCALE 28 on this disk); each run builds the on-disk CSR afresh under the cap (budget = cap - 16 bytes a
 # vertex - 96 MiB, as bench/scale.sh), one root, no validation. STRATA_B=other/strata interleaves a second
 # binary, round by round, the order alternating. Prints CSV: scale,binary,round,csr_build_s,passes,
-# tuple_passes,bucket_bytes,csr_bytes,peak_bytes and the build's phases (count_s ... write_s), then the medians and the seconds per tuple relative to the
-# smallest SCALE. Env: RUNS (3), THREADS (2), KEEP=1.
+# tuple_passes,bucket_bytes,csr_bytes,peak_bytes and the build's phases (count_s ... write_s), then the medians
+# and the seconds per tuple relative to the smallest SCALE. Env: RUNS (3), THREADS (2), KEEP=1.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 scales=("$@")
