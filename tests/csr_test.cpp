@@ -193,6 +193,34 @@ TEST(RadixSort, CacheRunsSortAsStdSortDoes) {
   for (size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i].w, want[i].w) << i;
 }
 
+// The list sort's digit follows the length (lsd_digit: narrow digits for short lists, more passes), and every
+// width it picks sorts as std::stable_sort does, the last pass's digit cut short by the key's bits included.
+TEST(RadixSort, DigitFittedToTheLengthSortsAsStdSortDoes) {
+  EXPECT_EQ(build_detail::lsd_digit(100000, 28), 10);  // 3 passes: the fewest 11-bit digits allow
+  EXPECT_LT(build_detail::lsd_digit(64, 28), 10);      // more, narrower passes for a short list
+  for (int bits = 1; bits <= 64; ++bits)
+    for (size_t len : {size_t(1), size_t(40), size_t(1000), size_t(100000)}) {
+      const int d = build_detail::lsd_digit(len, bits);
+      ASSERT_TRUE(d >= 1 && d <= 11 && d <= bits) << len << " keys of " << bits << " bits: digit " << d;
+    }
+  std::mt19937_64 rng(11);
+  struct Record {
+    uint64_t key;
+    uint32_t at;
+  };
+  for (size_t len : {size_t(2), size_t(40), size_t(41), size_t(64), size_t(200), size_t(3000), size_t(20000)})
+    for (int bits : {1, 7, 20, 28, 29, 45, 64}) {
+      SCOPED_TRACE(::testing::Message() << len << " keys of " << bits << " bits");
+      std::vector<Record> records(len), scratch(len);
+      for (size_t i = 0; i < len; ++i) records[i] = {bits == 64 ? rng() : rng() >> (64 - bits), uint32_t(i)};
+      if (len > 8) records[3].key = records[5].key;  // equal keys keep their order
+      std::vector<Record> want = records;
+      std::stable_sort(want.begin(), want.end(), [](const Record& a, const Record& b) { return a.key < b.key; });
+      build_detail::radix_sort(records.data(), scratch.data(), len, bits, [](const Record& r) { return r.key; });
+      for (size_t i = 0; i < len; ++i) ASSERT_EQ(records[i].at, want[i].at) << i;
+    }
+}
+
 TEST(BlockOffsets, PacksExactlyAndShrinksBlocksThatSpanTooMuch) {
   NumaArray<uint64_t> full(10001);
   for (uint64_t v = 0; v <= 10000; ++v) full[v] = v * 37;
