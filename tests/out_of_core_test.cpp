@@ -2,6 +2,7 @@
 // (K = 0, 1, 4, 16, all; hubs; several partitions; small requests that split lists) find the in-core levels
 // and nedge and pass validation; faults in reads give the right answer (short reads) or a clear error
 // (EIO), never a wrong search; damaged or foreign CSR files are refused.
+#include <random>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
@@ -356,6 +357,26 @@ TEST(OutOfCore, BudgetPicksTheLargestCacheThatFits) {
   EXPECT_FALSE(k_for_budget(g, 16, 8, k));  // the hubs alone do not fit
 }
 
+
+// The sizes k_for_budget searches come from one count of the degrees (CacheSizes), equal to a pass over the
+// vertices for every K and hub degree, lists longer than its dense counts included (degrees not in order).
+TEST(OutOfCore, CacheSizesEqualAPassOverTheVertices) {
+  std::mt19937_64 rng(5);
+  Csr<uint32_t> g;
+  g.n = 3000;
+  NumaArray<uint64_t> offsets(g.n + 1);
+  offsets[0] = 0;
+  for (uint64_t v = 0; v < g.n; ++v) {
+    const uint64_t d = v < 7 ? CacheSizes::kDense + rng() % 20000 : rng() % 3 == 0 ? 0 : rng() % 300;
+    offsets[v + 1] = offsets[v] + d;
+  }
+  g.offsets = BlockOffsets(offsets);
+  const CacheSizes sizes(g);
+  EXPECT_EQ(sizes.first_degree(), g.degree(0));
+  for (uint64_t hub : {uint64_t(100), uint64_t(5000), kNoHubs})
+    for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(17), uint64_t(299), CacheSizes::kDense, uint64_t(30000)})
+      ASSERT_EQ(sizes.entries(k, hub), cache_entries(g, k, hub)) << "K " << k << ", hub degree " << hub;
+}
 
 TEST(OutOfCore, ShortReadsAreCompletedAndEioIsAnErrorNamingFileAndOffset) {
   Fixture f(13, 2);
