@@ -288,7 +288,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   std::optional<EdgeBuckets<Id, Entry>> buckets;
   std::vector<BuildRange> ranges;
   {
-    const uint64_t room = memory_bytes - std::min(memory_bytes, EdgeBuckets<Id, Entry>::read_bytes(threads));
+    const uint64_t room = memory_bytes - std::min(memory_bytes, EdgeBuckets<Id, Entry>::read_bytes(threads, total_bytes));
     if (!renumbering.dir.empty() && room > max_list * sizeof(Entry) + 8) {
       ranges = cut_ranges(raw, partitioning, room, sizeof(Entry));
       const uint64_t stage = EdgeBuckets<Id, Entry>::stage_for(total_bytes, threads, ranges.size());
@@ -296,7 +296,8 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
         std::vector<uint64_t> bounds, entries;
         for (const BuildRange& r : ranges) bounds.push_back(r.lo), entries.push_back(raw[r.hi] - raw[r.lo]);
         bounds.push_back(ranges.back().hi);
-        buckets.emplace(std::move(bounds), entries, n, renumbering.dir, EdgeBuckets<Id, Entry>::reserve_bytes(m), stage);
+        buckets.emplace(std::move(bounds), entries, n, renumbering.dir, EdgeBuckets<Id, Entry>::reserve_bytes(m), stage,
+                        EdgeBuckets<Id, Entry>::block_bytes_for(total_bytes, threads));
         lap();
         distribute_tuples(source, label, *buckets, progress);
         st.distribute_s = lap();

@@ -257,6 +257,36 @@ TEST(CsrFiles, TupleBucketsKeepRowsAndIdsOfEveryWidth) {
   }
 }
 
+// Blocks of 1 MiB where the memory holds their buffers 64 times over, 256 KiB below (a rank's few MiB); a bucket
+// built with the large blocks, a flush of several of them, reads back what was put.
+TEST(CsrFiles, TupleBucketsTakeLargeBlocksWhereTheMemoryHoldsThem) {
+  using Buckets = EdgeBuckets<uint32_t>;
+  EXPECT_EQ(Buckets::block_bytes_for(uint64_t(9) << 20, 2), Buckets::kBlockBytes);
+  EXPECT_EQ(Buckets::block_bytes_for(uint64_t(1) << 30, 2), Buckets::kLargeBlockBytes);
+  EXPECT_EQ(Buckets::read_bytes(2, uint64_t(1) << 30), 2 * Buckets::kReadersPerThread * Buckets::kLargeBlockBytes);
+  EXPECT_EQ(Buckets::read_bytes(2), 2 * Buckets::kReadersPerThread * Buckets::kBlockBytes);
+  TwoThreads two;
+  TempDir tmp;
+  const uint64_t n = uint64_t(1) << 30, entries = 900000;
+  Buckets buckets({0, 64, n}, {entries, entries}, n, tmp.path(), 4096, entries, Buckets::kLargeBlockBytes);
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> want(2);
+  uint64_t x = 3;
+  for (uint64_t i = 0; i < 2 * entries; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const size_t k = size_t(i % 2);
+    const uint64_t row = k == 0 ? (x >> 20) % 64 : 64 + (x >> 20) % (n - 64);
+    const uint32_t id = uint32_t((x >> 33) % n);
+    buckets.add(0, row, id);
+    want[k].push_back({row, id});
+  }
+  buckets.finish();
+  EXPECT_GT(buckets.written_bytes(), 3 * Buckets::kLargeBlockBytes);
+  for (size_t k = 0; k < 2; ++k) {
+    std::sort(want[k].begin(), want[k].end());
+    EXPECT_EQ(read_back(buckets, k), want[k]) << "bucket " << k;
+  }
+}
+
 // A scratch file that cannot be made names its use, in a possessive that reads (names ending in s included).
 TEST(SpillFile, ErrorsNameTheUse) {
   for (auto [what, said] : {std::pair{"validation", "validation's scratch file"},
