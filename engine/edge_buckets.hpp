@@ -46,7 +46,7 @@ class EdgeBuckets {
   static uint64_t key_of(const WeightedKey& k) { return k.key; }
 
  public:
-  static constexpr uint64_t kBlockBytes = uint64_t(256) << 10;  // a block's most bytes: a thread's I/O buffer
+  static constexpr uint64_t kBlockBytes = uint64_t(256) << 10;  // a small block's most bytes: a thread's I/O buffer
   // Blocks of 1 MiB where the memory holds their buffers 64 times over (2 a reader, 1 a thread's flush): the fill
   // reads fewer, larger requests (SCALE 26 in the flagship's regime, 4 rounds interleaved: the fill 17.65 -> 15.9
   // s, the distribution 61.6 -> 58.9 s, medians). Below, 256 KiB: the buffers are a fixed cost of every build,

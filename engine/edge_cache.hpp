@@ -105,7 +105,7 @@ class CacheSizes {
  public:
   static constexpr uint64_t kDense = uint64_t(1) << 12;
   template <class Id>
-  explicit CacheSizes(const Csr<Id>& g) : count_(kDense, 0), max_(g.n > 0 ? g.degree(0) : 0) {
+  explicit CacheSizes(const Csr<Id>& g) : count_(kDense, 0), first_degree_(g.n > 0 ? g.degree(0) : 0) {
 #pragma omp parallel
     {
       std::vector<uint64_t> count(kDense, 0), longer;
@@ -129,12 +129,12 @@ class CacheSizes {
     for (uint64_t d : long_) sum += cached_entries(d, k, hub_degree);
     return sum;
   }
-  uint64_t first_degree() const { return max_; }  // vertex 0's: the largest K searched (ids are degree-ordered)
+  uint64_t first_degree() const { return first_degree_; }  // vertex 0's: the largest K searched (ids by degree)
 
  private:
   std::vector<uint64_t> count_;  // [d]: vertices of degree d < kDense
   std::vector<uint64_t> long_;   // the degrees from kDense, in no order
-  uint64_t max_ = 0;
+  uint64_t first_degree_ = 0;
 };
 
 // The largest K whose cache fits in `bytes` (K = vertex 0's degree means every list is whole); returns false

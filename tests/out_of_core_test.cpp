@@ -2,7 +2,6 @@
 // (K = 0, 1, 4, 16, all; hubs; several partitions; small requests that split lists) find the in-core levels
 // and nedge and pass validation; faults in reads give the right answer (short reads) or a clear error
 // (EIO), never a wrong search; damaged or foreign CSR files are refused.
-#include <random>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -225,6 +225,27 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
   }
 }
 
+// `count` entries put by thread 0 into the two buckets of `bounds` alternately, each row drawn in its bucket and
+// its id by id_of(draw); returns each bucket's entries, sorted as read_back gives them.
+template <class Id, class IdOf>
+std::vector<std::vector<std::pair<uint64_t, Id>>> put_alternately(EdgeBuckets<Id>& buckets,
+                                                                  const std::vector<uint64_t>& bounds, uint64_t count,
+                                                                  IdOf id_of) {
+  std::vector<std::vector<std::pair<uint64_t, Id>>> want(2);
+  uint64_t x = 1;
+  for (uint64_t i = 0; i < count; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const size_t k = size_t(i % 2);
+    const uint64_t row = bounds[k] + (x >> 11) % (bounds[k + 1] - bounds[k]);
+    const Id id = id_of(x);
+    buckets.add(0, row, id);
+    want[k].push_back({row, id});
+  }
+  buckets.finish();
+  for (auto& w : want) std::sort(w.begin(), w.end());
+  return want;
+}
+
 // Rows and ids of every width the coding takes come back from their buckets as they were put: varints of 1 to 9
 // bytes, in blocks sorted by row and id (a bucket whose flush holds more entries than it has rows) and by row
 // alone (fewer).
@@ -239,21 +260,10 @@ TEST(CsrFiles, TupleBucketsKeepRowsAndIdsOfEveryWidth) {
   for (const Case& c : {Case{uint64_t(1) << 40, {0, 16, 16 + (uint64_t(1) << 20)}, 300},
                         Case{uint64_t(1) << 60, {0, 2, 16}, 8}}) {
     EdgeBuckets<uint64_t> buckets(c.bounds, {1 << 20, 1 << 20}, c.n, tmp.path(), 4096, c.stage);
-    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> want(2);
-    uint64_t x = 1;
-    for (int i = 0; i < 6000; ++i) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      const size_t k = size_t(i % 2);
-      const uint64_t row = c.bounds[k] + (x >> 11) % (c.bounds[k + 1] - c.bounds[k]);
-      const uint64_t id = (x >> (x % 61)) % c.n;  // every width up to the ids' bits
-      buckets.add(0, row, id);
-      want[k].push_back({row, id});
-    }
-    buckets.finish();
-    for (size_t k = 0; k < 2; ++k) {
-      std::sort(want[k].begin(), want[k].end());
-      EXPECT_EQ(read_back(buckets, k), want[k]) << "n " << c.n << ", bucket " << k;
-    }
+    const auto want = put_alternately(buckets, c.bounds, 6000, [&](uint64_t x) {
+      return (x >> (x % 61)) % c.n;  // every width up to the ids' bits
+    });
+    for (size_t k = 0; k < 2; ++k) EXPECT_EQ(read_back(buckets, k), want[k]) << "n " << c.n << ", bucket " << k;
   }
 }
 
@@ -268,23 +278,11 @@ TEST(CsrFiles, TupleBucketsTakeLargeBlocksWhereTheMemoryHoldsThem) {
   TwoThreads two;
   TempDir tmp;
   const uint64_t n = uint64_t(1) << 30, entries = 900000;
-  Buckets buckets({0, 64, n}, {entries, entries}, n, tmp.path(), 4096, entries, Buckets::kLargeBlockBytes);
-  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> want(2);
-  uint64_t x = 3;
-  for (uint64_t i = 0; i < 2 * entries; ++i) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    const size_t k = size_t(i % 2);
-    const uint64_t row = k == 0 ? (x >> 20) % 64 : 64 + (x >> 20) % (n - 64);
-    const uint32_t id = uint32_t((x >> 33) % n);
-    buckets.add(0, row, id);
-    want[k].push_back({row, id});
-  }
-  buckets.finish();
+  const std::vector<uint64_t> bounds{0, 64, n};
+  Buckets buckets(bounds, {entries, entries}, n, tmp.path(), 4096, entries, Buckets::kLargeBlockBytes);
+  const auto want = put_alternately(buckets, bounds, 2 * entries, [&](uint64_t x) { return uint32_t((x >> 33) % n); });
   EXPECT_GT(buckets.written_bytes(), 3 * Buckets::kLargeBlockBytes);
-  for (size_t k = 0; k < 2; ++k) {
-    std::sort(want[k].begin(), want[k].end());
-    EXPECT_EQ(read_back(buckets, k), want[k]) << "bucket " << k;
-  }
+  for (size_t k = 0; k < 2; ++k) EXPECT_EQ(read_back(buckets, k), want[k]) << "bucket " << k;
 }
 
 // A scratch file that cannot be made names its use, in a possessive that reads (names ending in s included).
