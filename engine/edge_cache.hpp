@@ -105,7 +105,7 @@ class CacheSizes {
  public:
   static constexpr uint64_t kDense = uint64_t(1) << 12;
   template <class Id>
-  explicit CacheSizes(const Csr<Id>& g) : count_(kDense, 0), first_degree_(g.n > 0 ? g.degree(0) : 0) {
+  explicit CacheSizes(const Csr<Id>& g) : count_(kDense, 0) {
 #pragma omp parallel
     {
       std::vector<uint64_t> count(kDense, 0), longer;
@@ -121,6 +121,9 @@ class CacheSizes {
         long_.insert(long_.end(), longer.begin(), longer.end());
       }
     }
+    for (uint64_t d = kDense; d-- > 0 && max_degree_ == 0;)
+      if (count_[d] > 0) max_degree_ = d;
+    for (uint64_t d : long_) max_degree_ = std::max(max_degree_, d);
   }
   // cache_entries(g, k, hub_degree) of the graph counted.
   uint64_t entries(uint64_t k, uint64_t hub_degree) const {
@@ -129,20 +132,31 @@ class CacheSizes {
     for (uint64_t d : long_) sum += cached_entries(d, k, hub_degree);
     return sum;
   }
-  uint64_t first_degree() const { return first_degree_; }  // vertex 0's: the largest K searched (ids by degree)
+  // The longest list: the largest K searched. Not vertex 0's: ids are ordered by raw degree (duplicates
+  // counted), so after deduplication another list may be longer.
+  uint64_t max_degree() const { return max_degree_; }
 
  private:
   std::vector<uint64_t> count_;  // [d]: vertices of degree d < kDense
   std::vector<uint64_t> long_;   // the degrees from kDense, in no order
-  uint64_t first_degree_ = 0;
+  uint64_t max_degree_ = 0;
 };
 
-// The largest K whose cache fits in `bytes` (K = vertex 0's degree means every list is whole); returns false
+// The longest list of g (every list is whole in the cache from this K).
+template <class Id>
+uint64_t max_degree(const Csr<Id>& g) {
+  uint64_t longest = 0;
+#pragma omp parallel for reduction(max : longest)
+  for (uint64_t v = 0; v < g.n; ++v) longest = std::max(longest, g.degree(v));
+  return longest;
+}
+
+// The largest K whose cache fits in `bytes` (K = the longest list's degree means every list is whole); returns false
 // when even K = 0 does not fit (the hubs alone exceed it). entry_bytes: an id's, or an id and weight's.
 inline bool k_for_budget(const CacheSizes& sizes, uint64_t bytes, uint64_t hub_degree, uint64_t& k, uint64_t entry_bytes) {
   const uint64_t cap = bytes / entry_bytes;
   if (sizes.entries(0, hub_degree) > cap) return false;
-  uint64_t lo = 0, hi = sizes.first_degree();
+  uint64_t lo = 0, hi = sizes.max_degree();
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo + 1) / 2;
     if (sizes.entries(mid, hub_degree) <= cap) lo = mid; else hi = mid - 1;

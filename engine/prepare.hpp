@@ -347,7 +347,7 @@ void report_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const CsrPaths& at
   const bool dax = out.spec.tier->in_place;
   PlacementReport& r = out.report;
   r.tier = out.spec.tier;
-  r.on_mem_edges_all = r.on_mem_edges >= (out.g.n ? out.g.degree(0) : 0);
+  r.on_mem_edges_all = r.on_mem_edges >= max_degree(out.g);
   r.hub_degree = out.spec.hub_degree;
   r.adjacency_bytes = out.g.directed_edges() * out.files->layout().entry_bytes();
   r.csr_dir = at.first;

@@ -395,12 +395,21 @@ TEST(OutOfCore, CacheSizesEqualAPassOverTheVertices) {
   NumaArray<uint64_t> offsets(g.n + 1);
   offsets[0] = 0;
   for (uint64_t v = 0; v < g.n; ++v) {
-    const uint64_t d = v < 7 ? CacheSizes::kDense + rng() % 20000 : rng() % 3 == 0 ? 0 : rng() % 300;
+    const uint64_t d = v == 0 ? CacheSizes::kDense : v < 7 ? CacheSizes::kDense + 1 + rng() % 20000 : rng() % 3 == 0 ? 0 : rng() % 300;
     offsets[v + 1] = offsets[v] + d;
   }
   g.offsets = BlockOffsets(offsets);
   const CacheSizes sizes(g);
-  EXPECT_EQ(sizes.first_degree(), g.degree(0));
+  uint64_t longest = 0;
+  for (uint64_t v = 0; v < g.n; ++v) longest = std::max(longest, g.degree(v));
+  ASSERT_GT(longest, g.degree(0));  // as deduplication can leave it: vertex 0 is not the longest list
+  EXPECT_EQ(sizes.max_degree(), longest);
+  EXPECT_EQ(max_degree(g), longest);
+  // A budget that holds every list whole gives the longest list's K, not vertex 0's (a cut list).
+  uint64_t whole = 0;
+  ASSERT_TRUE(k_for_budget(g, UINT64_MAX / 8, kNoHubs, whole));
+  EXPECT_EQ(whole, longest);
+  EXPECT_EQ(cache_entries(g, whole, kNoHubs), g.offsets[g.n]);
   for (uint64_t hub : {uint64_t(100), uint64_t(5000), kNoHubs})
     for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(17), uint64_t(299), CacheSizes::kDense, uint64_t(30000)})
       ASSERT_EQ(sizes.entries(k, hub), cache_entries(g, k, hub)) << "K " << k << ", hub degree " << hub;
