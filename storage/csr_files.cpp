@@ -190,14 +190,18 @@ void CsrWriter::reserve_part(int part, uint64_t max_entries) { reserved_.at(part
 void CsrWriter::flush_block(bool last) {
   if (block_.empty()) return;
   if (last) block_.resize(align_up(block_.size()), 0);
-  hashes_.back().push_back(xxh3(block_.data(), block_.size()));
-  if (pmem_) {
-    mapped_.write_persist(mapped_at_, block_.data(), block_.size());
-    mapped_at_ += block_.size();
-  } else {
-    adj_.write_all(block_.data(), block_.size());
-  }
+  put_block(block_.data(), block_.size());
   block_.clear();
+}
+
+void CsrWriter::put_block(const char* data, uint64_t bytes) {
+  hashes_.back().push_back(xxh3(data, bytes));
+  if (pmem_) {
+    mapped_.write_persist(mapped_at_, data, bytes);
+    mapped_at_ += bytes;
+  } else {
+    adj_.write_all(data, bytes);
+  }
 }
 
 void CsrWriter::open_part(int part) {
@@ -222,6 +226,12 @@ void CsrWriter::append(int part, const void* ids, uint64_t count) {
   uint64_t bytes = count * layout_.entry_bytes();
   part_entries_ += count;
   while (bytes > 0) {
+    if (block_.empty() && bytes >= kCsrHashBlock) {  // a whole block: hashed and written from the caller's memory
+      put_block(p, kCsrHashBlock);
+      p += kCsrHashBlock;
+      bytes -= kCsrHashBlock;
+      continue;
+    }
     const uint64_t take = std::min<uint64_t>(bytes, kCsrHashBlock - block_.size());
     block_.insert(block_.end(), p, p + take);
     p += take;

@@ -108,6 +108,7 @@ class CsrWriter {
 
  private:
   void flush_block(bool last);
+  void put_block(const char* data, uint64_t bytes);  // hashed, then written (pmem: persisted)
   void open_part(int part);
 
   AtomicDir dir_;

@@ -136,6 +136,53 @@ TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
   }
 }
 
+// Appends of whole checksum blocks are hashed and written straight from the caller's memory (CsrWriter::append),
+// the rest copied into the writer's block: appends that start on and off a block's start, shorter and longer
+// than a block, read back equal, every block's checksum checked.
+TEST(CsrFiles, WholeBlocksWrittenFromTheCallersMemoryReadBackChecked) {
+  TempDir tmp;
+  const uint64_t block = kCsrHashBlock / sizeof(uint32_t), n = uint64_t(1) << 20;
+  // 100 entries (the block begun), the rest of block 0 (copied), 2.5 blocks from a block's start (two written
+  // from the caller's memory, half a block copied), then 1000 entries.
+  const std::vector<uint64_t> appends = {100, block - 100, block * 5 / 2, 1000};
+  std::vector<uint32_t> entries;
+  for (uint64_t count : appends)
+    for (uint64_t i = 0; i < count; ++i) entries.push_back(uint32_t((entries.size() * 2654435761u) % n));
+  CsrLayout layout;
+  layout.graph_hash = 0x5eed;
+  layout.scale = 20;
+  layout.id_bytes = 4;
+  layout.n = n;
+  layout.bounds = {0, n};
+  const std::string path = tmp / "csr";
+  {
+    CsrWriter writer(path, layout);
+    writer.reserve_part(0, entries.size());
+    NumaArray<uint64_t> offsets(n + 1);
+    uint64_t at = 0;
+    for (uint64_t v = 0; v <= n; ++v) {
+      offsets[v] = at;
+      if (v < appends.size()) {
+        writer.append(0, entries.data() + at, appends[v]);
+        at += appends[v];
+      }
+    }
+    writer.finish_part(0);
+    writer.write_meta(offsets.data(), (n + 1) * sizeof(uint64_t));
+    NumaArray<uint32_t> to_input(n);
+    NumaArray<uint8_t> duplicates(n);
+    for (uint64_t v = 0; v < n; ++v) to_input[v] = uint32_t(v), duplicates[v] = 0;
+    write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), n, {});
+    writer.commit(0);
+  }
+  const CsrFiles files = CsrFiles::open(path, 0x5eed, 20);
+  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+  ASSERT_EQ(max_degree(g), block * 5 / 2);
+  const EdgeCache<uint32_t> all = load_edge_cache(g, files, max_degree(g), kNoHubs);
+  ASSERT_EQ(all.adj.size(), entries.size());
+  for (uint64_t i = 0; i < entries.size(); ++i) ASSERT_EQ(all.adj[i], entries[i]) << i;
+}
+
 // Ranges filled from the tuple buckets build the same CSR as the in-memory build, stored tuples or regenerated,
 // at a SCALE whose lists outgrow a budget that still holds the buckets' buffers (2 threads); the buckets are
 // written once and coded below the 5 bytes an entry reserved.
