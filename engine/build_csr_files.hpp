@@ -46,13 +46,15 @@ struct ExternalBuildStats {
 };
 
 // Where the external build may write its tuple buckets (empty: nowhere; each range then takes a pass over the
-// tuples, which needs no disk) and from how many ranges it does: 3 (SCALE 22 under a 448 MiB cap, the spec alone,
-// medians of 3 interleaved: 2 ranges 8.47 s with buckets against 8.21 s with a pass a range; 3 ranges 8.21 s
-// against 8.87 s).
+// tuples, which needs no disk) and from how many ranges it does: 2. A pass regenerates (or reads) every tuple and
+// tests both ends, so two passes cost two generations against one and the buckets' write and read: kernel 1 at
+// SCALE 26 under a 7 GiB cap (2 ranges) took 204.4 and 199.1 s with a pass a range, 149.0 and 155.6 s with
+// buckets. At SCALE 22 under 448 MiB, where the label array sits in the last-level cache, 2 ranges took 8.47 s
+// with buckets against 8.21 s with a pass a range (medians of 3), and 3 ranges 8.21 s against 8.87 s.
 struct Renumbering {
   std::string dir;
-  uint64_t min_passes = 3;
-  static Renumbering for_source(const GraphDir&, const std::string& dir) { return {dir, 3}; }
+  uint64_t min_passes = 2;
+  static Renumbering for_source(const GraphDir&, const std::string& dir) { return {dir, 2}; }
 };
 
 // One range pass of the external build: vertices [lo, hi) of partition part.
