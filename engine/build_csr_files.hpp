@@ -54,7 +54,7 @@ struct ExternalBuildStats {
 struct Renumbering {
   std::string dir;
   uint64_t min_passes = 2;
-  static Renumbering for_source(const GraphDir&, const std::string& dir) { return {dir, 2}; }
+  static Renumbering for_source(const GraphDir&, const std::string& dir) { return {dir}; }  // from min_passes ranges
 };
 
 // One range pass of the external build: vertices [lo, hi) of partition part.
