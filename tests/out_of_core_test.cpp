@@ -3,6 +3,8 @@
 // and nedge and pass validation; faults in reads give the right answer (short reads) or a clear error
 // (EIO), never a wrong search; damaged or foreign CSR files are refused.
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <csignal>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -270,6 +272,37 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("do not read back as written (bucket 2, block 0)"), std::string::npos) << e.what();
   }
+}
+
+// The buckets' writes run behind the flush that codes them (WriteBehind): a write that fails (here past a file
+// size limit, as a full disk past the reservation) is still an error naming the scratch file, from the
+// distribution, not a bucket that reads back short.
+TEST(CsrFiles, TupleBucketsFailedWriteBehindIsAnErrorNamingTheScratchFile) {
+  TwoThreads two;
+  Fixture f(12, 2);
+  NumaArray<uint32_t> label;
+  order_by_degree<uint32_t>(f.dir, label, {});
+  const uint64_t n = f.spec.vertex_count();
+  const std::vector<uint64_t> bounds{0, 7, 300, 301, n};
+  using Buckets = EdgeBuckets<uint32_t>;  // large blocks: the flush codes one while the last is written
+  ASSERT_EQ(Buckets::write_parts(Buckets::kLargeBlockBytes), 2u);
+  Buckets buckets(bounds, std::vector<uint64_t>(bounds.size() - 1, n * 64), n, f.tmp.path(), 4096, 300,
+                  Buckets::kLargeBlockBytes);
+  rlimit was{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &was), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+  rlimit limit = was;
+  limit.rlim_cur = 64 << 10;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  std::string error;
+  try {
+    distribute_tuples(f.dir, label, buckets, {});
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &was);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(error.find("cannot write kernel 1's tuple buckets' scratch file"), std::string::npos) << error;
 }
 
 // `count` entries put by thread 0 into the two buckets of `bounds` alternately, each row drawn in its bucket and

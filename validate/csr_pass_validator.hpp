@@ -53,6 +53,7 @@
 #include "storage/csr_files.hpp"
 #include "storage/hash.hpp"
 #include "storage/spill_file.hpp"
+#include "storage/write_behind.hpp"
 #include "validate/pass_phases.hpp"
 #include "validate/validator.hpp"
 
@@ -131,7 +132,7 @@ class CsrPassValidator {
         level_max_(packed_ ? int(std::min<uint64_t>(kUnreached - 1, (uint64_t(1) << (8 * sizeof(Id) - shift_)) - 2))
                            : kUnreached - 1),
         spill_(scratch_dir, uint64_t(slots_) * slot_bytes(listed_, packed_), "validation"),
-        buffer_(std::max(chunk_, WriteBehind::kParts * window_) * sizeof(Id)) {
+        buffer_(std::max(chunk_, kSpillParts * window_) * sizeof(Id)) {
     if (unit_bytes_ % kDirectAlign != 0 || kCsrHashBlock % unit_bytes_ != 0)
       throw Error("internal error: a validation step must be a multiple of 4 KiB that divides 4 MiB");
     if (window_ * sizeof(Id) % kDirectAlign != 0 || window_ * sizeof(Id) < unit_bytes_ || window_ * sizeof(Id) > kWindowBytes)
@@ -168,7 +169,6 @@ class CsrPassValidator {
     uint64_t offset, length, e0, e1, va, vb;  // vertices [va, vb) have entries in [e0, e1)
   };
   struct ParentWindows;  // the pass's parents of the group, a window of vertices at a time
-  class WriteBehind;     // add's spill writes behind its computation
 
   static uint64_t chunk_for(uint64_t n) { return std::min(kChunk, align_up(n)); }  // vertices a spill write
   // Vertices a parents window: a sixteenth of the graph's, at most kWindowBytes a search, and as many as a step
@@ -349,46 +349,6 @@ struct CsrPassValidator<Id>::ParentWindows {
   }
 };
 
-// The spill's writes in the background while the next pieces are made: buffer_ in kParts parts, each filled,
-// then written (a list of pieces) by a task of its own, several in flight (the device takes them together); a
-// part is filled again once its writes are done. Waited for by finish() (a write error is thrown there) or the
-// destructor.
-template <class Id>
-class CsrPassValidator<Id>::WriteBehind {
- public:
-  static constexpr size_t kParts = kSpillParts;
-  WriteBehind(SpillFile& file, AlignedBuffer& buffer) : file_(file), buffer_(buffer) {}
-  ~WriteBehind() {
-    for (std::future<void>& w : writing_)
-      if (w.valid()) w.wait();
-  }
-  uint64_t part_bytes() const { return buffer_.bytes() / kParts / kDirectAlign * kDirectAlign; }
-  char* fill(size_t h) {  // part h, once its last writes are done
-    if (writing_[h].valid()) writing_[h].get();
-    pieces_[h].clear();
-    return buffer_.data() + uint64_t(h) * part_bytes();
-  }
-  void write(size_t h, uint64_t at, uint64_t from, uint64_t bytes) { pieces_[h].push_back({at, from, bytes}); }
-  void start(size_t h) {
-    writing_[h] = std::async(std::launch::async, [this, h] {
-      for (const Piece& p : pieces_[h]) file_.write(p.at, buffer_.data() + uint64_t(h) * part_bytes() + p.from, p.bytes);
-    });
-  }
-  void finish() {
-    for (std::future<void>& w : writing_)
-      if (w.valid()) w.get();
-  }
-
- private:
-  struct Piece {
-    uint64_t at, from, bytes;
-  };
-  SpillFile& file_;
-  AlignedBuffer& buffer_;
-  std::vector<Piece> pieces_[kParts];
-  std::future<void> writing_[kParts];
-};
-
 // The translation check covers every label only if to_input is a permutation: a bit per label.
 template <class Id>
 void CsrPassValidator<Id>::check_labels(std::span<int32_t> scratch) const {
@@ -419,9 +379,9 @@ int32_t CsrPassValidator<Id>::spill_levels(int slot, const Id* internal_parent, 
   int32_t deepest = 0;
   uint64_t sum = 0, a = 0;
   const bool packed = packed_;
-  WriteBehind behind(spill_, buffer_);
+  WriteBehind behind(spill_, buffer_, kSpillParts);
   const uint64_t step = packed ? std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id))) * window_ : chunk_;
-  for (uint64_t h = 0; a < listed_ && deepest <= level_max_; a += step, h = (h + 1) % WriteBehind::kParts) {
+  for (uint64_t h = 0; a < listed_ && deepest <= level_max_; a += step, h = (h + 1) % kSpillParts) {
     const uint64_t m = std::min(step, listed_ - a);
     char* part = behind.fill(h);
     Id* words = reinterpret_cast<Id*>(part);
@@ -511,9 +471,9 @@ std::string CsrPassValidator<Id>::first_difference(const SearchToCheck<Id>& s, c
 // Levels apart (not packed): search `slot`'s parents to the spill, window by window.
 template <class Id>
 void CsrPassValidator<Id>::spill_parents(int slot, const Id* internal_parent) {
-  WriteBehind behind(spill_, buffer_);
+  WriteBehind behind(spill_, buffer_, kSpillParts);
   const uint64_t per = std::max<uint64_t>(1, behind.part_bytes() / (window_ * sizeof(Id)));  // windows a part
-  for (uint64_t a = 0, h = 0; a < listed_; a += per * window_, h = (h + 1) % WriteBehind::kParts) {
+  for (uint64_t a = 0, h = 0; a < listed_; a += per * window_, h = (h + 1) % kSpillParts) {
     const uint64_t m = std::min(per * window_, listed_ - a);
     Id* buf = reinterpret_cast<Id*>(behind.fill(h));
 #pragma omp parallel for schedule(static)
