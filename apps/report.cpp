@@ -68,9 +68,11 @@ nlohmann::json placement_json(const RunResult& r) {
                                                   : nlohmann::json(nullptr)},
             {"csr_build_bytes", p.csr_build ? nlohmann::json{{"buckets_written", p.csr_build->renumbered_bytes},
                                                            {"buckets_read", p.csr_build->renumbered_bytes},
-                                                           {"csr_written", p.csr_build->csr_bytes}}
+                                                           {"csr_written", p.csr_build->csr_bytes},
+                                                           {"cache_prefixes_written", p.csr_build->prefix_bytes}}
                                             : nlohmann::json(nullptr)},
-            {"cache_load_time", p.cache_load_time}});
+            {"cache_load_time", p.cache_load_time},
+            {"cache_source", p.cache_source}});
   if (p.tier->in_place) {
     j["is_pmem"] = p.is_pmem;
     j["mapped_bytes"] = p.mapped_bytes;

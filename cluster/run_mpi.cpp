@@ -374,6 +374,7 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const T
   r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
   r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
   r.placement.cache_load_time = comm.max(rr.load_seconds);
+  r.placement.cache_source = rr.dax ? "mapping" : "csr";  // a rank reads its rows' files whole
   r.placement.direct_io = !rr.dax;
   r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
   r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.id_lists() ? sizeof(Id) : sizeof(NodeWeight<Id>));

@@ -24,6 +24,7 @@
 #include "engine/build_csr.hpp"
 #include "engine/csr.hpp"
 #include "engine/edge_buckets.hpp"
+#include "engine/prefix_stage.hpp"
 #include "engine/topology.hpp"
 #include "storage/csr_files.hpp"
 #include "core/error.hpp"
@@ -40,6 +41,7 @@ struct ExternalBuildStats {
   uint64_t renumbered_bytes = 0;  // the tuple buckets written to disk and read back once (0: ranges read the tuples)
   uint64_t tuple_passes = 0;      // passes over the tuples after the degree pass: 1 with buckets, else one a range
   uint64_t csr_bytes = 0;         // the adjacency written
+  uint64_t prefix_bytes = 0;      // the edge cache's prefixes kept beside it (engine/prefix_stage.hpp; 0: none)
   // Seconds by phase: the degree pass, the distribution into buckets, the ranges' fill (from the buckets or the
   // tuples), their sort and deduplication, and their compaction and write.
   double count_s = 0, distribute_s = 0, fill_s = 0, sort_s = 0, write_s = 0;
@@ -247,12 +249,14 @@ void distribute_tuples(const GraphDir& source, const NumaArray<Id>& label, EdgeB
 
 // Entry: Id, or NodeWeight<Id> for the weighted CSR (kernel 3 on storage): each entry carries its tuple's
 // weight (drawn with its tuple from the spec, and carried through the buckets), and each list keeps its
-// neighbours' lightest copies ordered by weight.
+// neighbours' lightest copies ordered by weight. With `staged` and a staging dir, the lists' prefixes for the
+// edge cache go to *staged as they are written (engine/prefix_stage.hpp), where the memory spares its buffers.
 template <class Id, class Entry = Id>
 CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int parts, const Topology& topo,
                           uint64_t memory_bytes, const BuildProgress& progress = {},
                           ExternalBuildStats* stats = nullptr, bool pmem = false, const Renumbering& renumbering = {},
-                          CountedDegrees* counted = nullptr) {
+                          CountedDegrees* counted = nullptr, const PrefixStaging& staging = {},
+                          std::optional<PrefixStage>* staged = nullptr) {
   constexpr bool kWeighted = !std::is_same_v<Entry, Id>;
   const double t0 = omp_get_wtime();
   const uint64_t n = source.spec().vertex_count();
@@ -266,11 +270,32 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   st.count_s = lap() + in_kernel0;
   const uint64_t max_list = n > 0 ? raw[1] - raw[0] : 0;  // vertex 0 has the highest degree
   const int threads = omp_get_max_threads();
-  const uint64_t total_bytes = memory_bytes;
   if (max_list * sizeof(Entry) + 8 > memory_bytes)
     throw Error(fmt::format("building the on-disk CSR needs at least {} of memory for the longest list; {} allowed "
                             "(raise --dram-budget)",
                             human_bytes(double(max_list * sizeof(Entry))), human_bytes(double(memory_bytes))), Error::kFixSaid);
+
+  // The cache's prefixes kept where they fit twice the cache's bytes (a K asked for may not) and at most half
+  // the adjacency (else reading it back costs no more than writing and reading them); an optimisation only: a
+  // scratch file that cannot be made leaves the cache to the read.
+  PrefixStage* prefixes = nullptr;
+  const uint64_t prefix_block = PrefixStage::block_bytes_for(memory_bytes);
+  if (staged && !staging.dir.empty() &&
+      16 * PrefixStage::buffer_bytes(prefix_block) <= memory_bytes &&
+      max_list * sizeof(Entry) + 8 <= memory_bytes - PrefixStage::buffer_bytes(prefix_block)) {
+    const uint64_t k = staging.k >= 0 ? uint64_t(staging.k)
+                                      : PrefixStage::stage_k(raw, n, staging.cache_bytes, sizeof(Entry));
+    const uint64_t entries = PrefixStage::staged_entries(raw, n, k);
+    if (entries * sizeof(Entry) <= 2 * staging.cache_bytes && 2 * entries <= raw[n]) {
+      try {
+        prefixes = &staged->emplace(staging.dir, k, entries, sizeof(Entry), prefix_block);
+        memory_bytes -= PrefixStage::buffer_bytes(prefix_block);
+      } catch (const Error&) {
+        staged->reset();
+      }
+    }
+  }
+  const uint64_t total_bytes = memory_bytes;
 
   const Partitioning partitioning = Partitioning::balanced(n, [&](uint64_t v) { return raw[v] + v; }, parts, topo);
   CsrLayout layout;
@@ -328,6 +353,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   for (size_t r = 0; r < ranges.size(); ++r) {
     const auto [p, lo, hi] = ranges[r];
     buffer.release(raw[hi] - raw[lo], buffer.size());  // pages an earlier, longer range touched
+    cursor.reserve(hi - lo + 1);  // the prefixes' append takes the range's end too: no doubling of 8 bytes a vertex
     cursor.assign(raw.data() + lo, raw.data() + hi);
     const uint64_t base = raw[lo];
     ++passes;
@@ -359,10 +385,12 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
         });
     writer.append(p, buffer.data(), kept_total);
     writer.write_meta(cursor.data(), cursor.size() * sizeof(uint64_t));
+    if (prefixes) cursor.push_back(written + kept_total), prefixes->append(buffer.data(), cursor.data(), hi - lo);
     written += kept_total;
     if (r + 1 == ranges.size() || ranges[r + 1].part != p) writer.finish_part(p);
     st.write_s += lap();
   }
+  if (prefixes) prefixes->finish(), st.write_s += lap();
   writer.write_meta(&written, sizeof written);  // offsets[n]
   buffer = NumaArray<Entry>();
   raw = NumaArray<uint64_t>();
@@ -377,6 +405,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
     st.renumbered_bytes = buckets ? buckets->written_bytes() : 0;
     st.tuple_passes = buckets ? 1 : passes;
     st.csr_bytes = written * sizeof(Entry);
+    st.prefix_bytes = prefixes ? prefixes->bytes() : 0;
     *stats = st;
   }
   return writer.layout();

@@ -138,6 +138,108 @@ TEST(CsrFiles, ExternalBuildEqualsInMemoryBuildInAnyNumberOfPasses) {
   }
 }
 
+// The edge cache cut from the prefixes a build keeps (engine/prefix_stage.hpp) holds, for every K up to the
+// stage's, each list's first min(degree, K) entries: lists appended a range at a time and cut across the stage's
+// blocks (4 KiB here). A K above the stage's is refused, and a damaged block is an error naming the scratch file.
+TEST(OutOfCore, CacheCutFromTheStagedPrefixesHoldsEachListsFirstEntries) {
+  TwoThreads two;
+  Fixture f(12, 3);
+  const Csr<uint32_t>& g = f.in_core;
+  std::vector<uint64_t> offsets(g.n + 1);
+  for (uint64_t v = 0; v <= g.n; ++v) offsets[v] = g.offsets[v];
+  const uint64_t ks = 9;
+  uint64_t entries = 0;
+  for (uint64_t v = 0; v < g.n; ++v) entries += std::min(g.degree(v), ks);
+  PrefixStage stage(f.tmp.path(), ks, entries, sizeof(uint32_t), 4096);
+  for (uint64_t lo = 0; lo < g.n;) {  // ranges of 1 to 999 vertices, as a build's
+    const uint64_t hi = std::min(g.n, lo + 1 + (lo * 7919) % 999);
+    stage.append(g.adj.data() + offsets[lo], offsets.data() + lo, hi - lo);
+    lo = hi;
+  }
+  stage.finish();
+  EXPECT_EQ(stage.bytes(), entries * sizeof(uint32_t));
+  ASSERT_GT(stage.blocks(), 3u);
+  for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(4), ks}) {
+    SCOPED_TRACE(testing::Message() << "K " << k);
+    const EdgeCache<uint32_t> c = stage.load<uint32_t, uint32_t>(g, k);
+    ASSERT_EQ(c.k, k);
+    uint64_t at = 0;
+    for (uint64_t v = 0; v < g.n; ++v) {
+      ASSERT_EQ(c.index.begin(v, g.offsets), at) << v;
+      for (uint64_t i = 0; i < std::min(g.degree(v), k); ++i, ++at) ASSERT_EQ(c.adj[at], g.adj[offsets[v] + i]) << v;
+    }
+    EXPECT_EQ(at, c.adj.size());
+  }
+  EXPECT_THROW((stage.load<uint32_t, uint32_t>(g, ks + 1)), Error);
+  stage.damage_for_testing(2);
+  try {
+    (void)stage.load<uint32_t, uint32_t>(g, ks);
+    FAIL() << "a damaged block was read back without an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cached prefixes in " + f.tmp.path() + " do not read back as written (block 2)"),
+              std::string::npos) << e.what();
+  }
+}
+
+// A build asked to keep the cache's prefixes (kernel 1 on storage, engine/prepare.hpp) keeps them in one range or
+// several, from its buckets or its passes, ids or weighted, and the cache cut from them equals the cache read
+// back from the CSR it wrote, for K up to the stage's; none where they would pass half the adjacency.
+TEST(OutOfCore, CacheFromTheBuildsPrefixesEqualsTheCacheReadFromItsCsr) {
+  TwoThreads two;
+  Fixture f(15, 4);
+  const uint64_t cache_bytes = uint64_t(160) << 10;  // of a 4 MiB adjacency
+  for (uint64_t memory : {uint64_t(64) << 20, (uint64_t(5) << 20) / 2}) {
+    for (bool renumber : {false, true}) {
+      for (bool weighted : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "memory " << memory << " renumber " << renumber << " weighted " << weighted);
+        const std::string path = CsrFiles::path_for(f.dir.path(), 1, weighted);
+        std::filesystem::remove_all(path);
+        ExternalBuildStats stats;
+        std::optional<PrefixStage> staged;
+        const Renumbering buckets = renumber ? Renumbering{f.tmp.path(), 2} : Renumbering{};
+        const PrefixStaging staging{f.tmp.path(), cache_bytes, -1};
+        if (weighted)
+          build_csr_files<uint32_t, NodeWeight<uint32_t>>(f.dir, path, 1, Topology::detect(), memory, {}, &stats, false,
+                                                         buckets, nullptr, staging, &staged);
+        else
+          build_csr_files<uint32_t>(f.dir, path, 1, Topology::detect(), memory, {}, &stats, false, buckets, nullptr,
+                                    staging, &staged);
+        ASSERT_TRUE(staged.has_value());
+        EXPECT_EQ(stats.passes > 1, memory < (uint64_t(4) << 20));
+        EXPECT_EQ(stats.prefix_bytes, staged->bytes());
+        EXPECT_LE(staged->bytes(), 2 * cache_bytes);
+        const CsrFiles files = CsrFiles::open(path, f.dir.header_hash(), 15);
+        const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+        uint64_t k = 0;
+        ASSERT_TRUE(k_for_budget(g, cache_bytes, kNoHubs, k, weighted ? 8 : 4));
+        ASSERT_LE(k, staged->k());
+        for (uint64_t kk : {uint64_t(1), k, staged->k()}) {
+          if (weighted) {
+            const auto a = staged->load<uint32_t, NodeWeight<uint32_t>>(g, kk);
+            const auto b = load_edge_cache<uint32_t, NodeWeight<uint32_t>>(g, files, kk, kNoHubs);
+            ASSERT_EQ(a.adj.size(), b.adj.size());
+            for (uint64_t i = 0; i < a.adj.size(); ++i) ASSERT_TRUE(a.adj[i].v == b.adj[i].v && a.adj[i].w == b.adj[i].w) << i;
+          } else {
+            const auto a = staged->load<uint32_t, uint32_t>(g, kk);
+            const auto b = load_edge_cache(g, files, kk, kNoHubs);
+            ASSERT_EQ(a.adj.size(), b.adj.size());
+            for (uint64_t i = 0; i < a.adj.size(); ++i) ASSERT_EQ(a.adj[i], b.adj[i]) << i;
+          }
+        }
+      }
+    }
+  }
+  // A cache of more than half the adjacency is read back instead: writing and reading its prefixes costs more.
+  std::optional<PrefixStage> staged;
+  const std::string path = CsrFiles::path_for(f.dir.path(), 1);
+  std::filesystem::remove_all(path);
+  ExternalBuildStats stats;
+  build_csr_files<uint32_t>(f.dir, path, 1, Topology::detect(), uint64_t(64) << 20, {}, &stats, false, {}, nullptr,
+                            PrefixStaging{f.tmp.path(), uint64_t(2) << 20, -1}, &staged);
+  EXPECT_FALSE(staged.has_value());
+  EXPECT_EQ(stats.prefix_bytes, 0u);
+}
+
 // Appends of whole checksum blocks are hashed and written straight from the caller's memory (CsrWriter::append),
 // the rest copied into the writer's block: appends that start on and off a block's start, shorter and longer
 // than a block, read back equal, every block's checksum checked.

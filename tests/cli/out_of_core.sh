@@ -19,6 +19,8 @@ for k in ["placement", "dram_budget", "on_mem_edges", "edge_cache_bytes", "bytes
 assert oc["placement"] == "out-of-core" and oc["on_mem_edges"] == 2 and oc["bytes_read"] > 0 and not oc["csr_reused"]
 assert oc["tuple_file_bytes"] == 2**12 * 16 * 8 and oc["csr_disk_bytes"] > oc["adjacency_bytes"], oc
 assert [s["nedge"] for s in oc["searches"]] == [s["nedge"] for s in ic["searches"]]
+# the cache cut from the prefixes the build kept (K = 2: 2 entries a list, far below half the adjacency)
+assert oc["cache_source"] == "build" and 0 < oc["csr_build_bytes"]["cache_prefixes_written"] <= 2 * 4 * 2**12, oc
 for s in oc["searches"]:
     assert s["valid"] is True and s["edges_dram"] + s["edges_storage"] == s["edges_examined"] and s["bytes_read"] > 0
 # Lean O(N) state (issue 11): at most 16 bytes a vertex outside the edge cache and the I/O buffers.
@@ -26,7 +28,7 @@ assert 12 * 2**12 < oc["state_bytes"] <= 16 * 2**12, oc["state_bytes"] / 2**12
 PY
 "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --json "$tmp/oc2.json" >/dev/null
 expect "the CSR is reused, K from the budget" python3 -c "
-import json; j = json.load(open('$tmp/oc2.json')); assert j['csr_reused'] and j['on_mem_edges_all'], j"
+import json; j = json.load(open('$tmp/oc2.json')); assert j['csr_reused'] and j['on_mem_edges_all'] and j['cache_source'] == 'csr', j"
 "$strata" run --graph "$tmp/o12" --roots 2 --placement out-of-core --dram-budget 40M --trace >/dev/null 2>"$tmp/otrace.txt"
 expect "out-of-core trace has I/O" grep -qE "^trace: .* storage_edges [0-9]+ bytes_read [0-9]+ io_requests [0-9]+$" "$tmp/otrace.txt"
 expect_error "out-of-core needs a graph dir" "needs a graph directory" "$strata" run --scale 10 --placement out-of-core
