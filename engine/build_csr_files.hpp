@@ -283,9 +283,9 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   if (staged && !staging.dir.empty() &&
       16 * PrefixStage::buffer_bytes(prefix_block) <= memory_bytes &&
       max_list * sizeof(Entry) + 8 <= memory_bytes - PrefixStage::buffer_bytes(prefix_block)) {
-    const uint64_t k = staging.k >= 0 ? uint64_t(staging.k)
-                                      : PrefixStage::stage_k(raw, n, staging.cache_bytes, sizeof(Entry));
-    const uint64_t entries = PrefixStage::staged_entries(raw, n, k);
+    const CacheSizes sizes = PrefixStage::raw_sizes(raw, n);
+    const uint64_t k = staging.k >= 0 ? uint64_t(staging.k) : PrefixStage::stage_k(sizes, staging.cache_bytes, sizeof(Entry));
+    const uint64_t entries = sizes.entries(k, kNoHubs);
     if (entries * sizeof(Entry) <= 2 * staging.cache_bytes && 2 * entries <= raw[n]) {
       try {
         prefixes = &staged->emplace(staging.dir, k, entries, sizeof(Entry), prefix_block);

@@ -105,13 +105,16 @@ class CacheSizes {
  public:
   static constexpr uint64_t kDense = uint64_t(1) << 12;
   template <class Id>
-  explicit CacheSizes(const Csr<Id>& g) : count_(kDense, 0) {
+  explicit CacheSizes(const Csr<Id>& g) : CacheSizes(g.n, [&g](uint64_t v) { return g.degree(v); }) {}
+  // Of n lists of degree(v) (kernel 1's raw lists, before the CSR exists).
+  template <class Degree>
+  CacheSizes(uint64_t n, Degree&& degree) : count_(kDense, 0) {
 #pragma omp parallel
     {
       std::vector<uint64_t> count(kDense, 0), longer;
 #pragma omp for schedule(static) nowait
-      for (uint64_t v = 0; v < g.n; ++v) {
-        const uint64_t d = g.degree(v);
+      for (uint64_t v = 0; v < n; ++v) {
+        const uint64_t d = degree(v);
         if (d < kDense) ++count[d];
         else longer.push_back(d);
       }

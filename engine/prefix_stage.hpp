@@ -52,20 +52,15 @@ class PrefixStage {
   }
   static uint64_t buffer_bytes(uint64_t block_bytes) { return 2 * block_bytes; }
 
-  // K_s for raw lists of degree raw[v + 1] - raw[v]: the largest K whose prefixes hold at most 2 * cache_bytes.
-  static uint64_t stage_k(const NumaArray<uint64_t>& raw, uint64_t n, uint64_t cache_bytes, uint64_t entry_bytes) {
-    uint64_t lo = 0, hi = n > 0 ? raw[1] - raw[0] : 0;  // vertex 0's raw list is the longest
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo + 1) / 2;
-      if (staged_entries(raw, n, mid) * entry_bytes <= 2 * cache_bytes) lo = mid; else hi = mid - 1;
-    }
-    return lo;
+  // The sizes of prefixes of raw lists of degree raw[v + 1] - raw[v], from one pass (CacheSizes).
+  static CacheSizes raw_sizes(const NumaArray<uint64_t>& raw, uint64_t n) {
+    return CacheSizes(n, [&raw](uint64_t v) { return raw[v + 1] - raw[v]; });
   }
-  static uint64_t staged_entries(const NumaArray<uint64_t>& raw, uint64_t n, uint64_t k) {
-    uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < n; ++v) sum += std::min(raw[v + 1] - raw[v], k);
-    return sum;
+  // K_s: the largest K whose prefixes of those lists hold at most 2 * cache_bytes (k_for_budget's search).
+  static uint64_t stage_k(const CacheSizes& raw, uint64_t cache_bytes, uint64_t entry_bytes) {
+    uint64_t k = 0;
+    k_for_budget(raw, 2 * cache_bytes, kNoHubs, k, entry_bytes);  // no hubs: K = 0 always fits
+    return k;
   }
 
   // A stage of min(degree, k) entries of entry_bytes a list, at most `entries` in all (a scratch file in dir), in
