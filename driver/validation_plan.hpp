@@ -83,6 +83,19 @@ int csr_pass_slots(uint64_t n, uint64_t held, uint64_t entries, uint64_t room, u
   return slots;
 }
 
+// What is short where not one search's batch fits a pass against the on-disk CSR in `dir`: its scratch space
+// (unwritable: the errno of the access check), or its DRAM (`lent`: with the edge cache lent).
+template <class V>
+std::string csr_pass_shortfall(uint64_t n, uint64_t held, uint64_t entries, uint64_t lent, uint64_t disk, int unwritable,
+                               const std::string& dir) {
+  if (unwritable) return errno_message(fmt::format("scratch space in {}, which cannot be written", dir), unwritable);
+  if (V::spill_bytes(n, held, 1) > disk)
+    return fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, held, 1))),
+                       dir, human_bytes(double(disk)));
+  return fmt::format("{} of DRAM for one search's batch, {} with the edge cache lent",
+                     human_bytes(double(V::rows_bytes(held, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
+}
+
 // The plan: what the budget's slack (as validation_batch reckons it) and the idle parent arrays hold, or with
 // the cache lent when that saves time (a reload reads the adjacency like a pass, with little to compute: half
 // a pass); `requested` (--validate-batch) is taken as asked or refused with the figures. cache: the edge
@@ -130,14 +143,7 @@ CsrPassPlan csr_pass_plan(const PlacedGraph<Id>& pg, int requested, int roots, b
   // of 34 nibble rows took two vector loads a row, of 32 one).
   const int most = lend ? with_cache : kept;
   take(most > 0 ? (roots + passes(most) - 1) / passes(most) : 0, lend);
-  if (plan.slots == 0)
-    plan.why_not = unwritable ? errno_message(fmt::format("scratch space in {}, which cannot be written",
-                                                          pg.report.csr_dir), unwritable)
-                   : V::spill_bytes(n, held, 1) > disk
-                       ? fmt::format("{} of scratch space in {} for one search, {} free", human_bytes(double(V::spill_bytes(n, held, 1))),
-                                     pg.report.csr_dir, human_bytes(double(disk)))
-                       : fmt::format("{} of DRAM for one search's batch, {} with the edge cache lent",
-                                     human_bytes(double(V::rows_bytes(held, 1) + V::buffer_bytes(n, entries, 1))), human_bytes(double(lent)));
+  if (plan.slots == 0) plan.why_not = csr_pass_shortfall<V>(n, held, entries, lent, disk, unwritable, pg.report.csr_dir);
   return plan;
 }
 
