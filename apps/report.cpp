@@ -145,6 +145,8 @@ nlohmann::json ranks_json(const RunResult& r) {
                            {"disk_bytes", k.disk_bytes},
                            {"build_passes", k.build_passes},
                            {"build_bucket_bytes", k.build_bucket_bytes},
+                           {"cache_source", k.cache_source},
+                           {"cache_prefixes_written", k.cache_prefixes_written},
                            {"bytes_read", k.bytes_read}});
   }
   return ranks;

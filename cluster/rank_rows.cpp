@@ -65,7 +65,7 @@ uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int t
 
 template <class Id, class Entry>
 int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill,
-                                    uint64_t graph_hash, int scale, double started, bool pmem) {
+                                    uint64_t graph_hash, int scale, double started, bool pmem, PrefixStage* prefixes) {
   const std::vector<uint64_t>& raw = spill.raw;
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, kWeighted), pmem);
   writer.reserve_part(0, raw.back());
@@ -79,17 +79,57 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
     const uint64_t kept = squish_rows<Id>(rows.data(), raw.data() + i0, i1 - i0, g.n, offsets.data() + i0, write);
     to_distributed_ids<Id>(rows.data(), kept, g.part);
     writer.append(0, rows.data(), kept);
+    offsets[i1] = write + kept;  // the range's end, as the next range's squish sets it
+    if (prefixes) prefixes->append(rows.data(), offsets.data() + i0, i1 - i0);
     write += kept;
   }
-  offsets[g.local_count()] = write;
+  if (prefixes) prefixes->finish();
   g.local_entries = write;
   finish_writer(writer, g, offsets, omp_get_wtime() - started);
   return int(spill.ranges());
 }
 
+// K: as asked (refused where the budget cannot hold its cache beside the I/O buffers), else the largest the
+// budget holds (none without one).
+template <class Id, class Entry>
+uint64_t RankRows<Id, Entry>::cache_k(uint64_t budget, int64_t k_asked, uint64_t hub_degree) const {
+  if (k_asked < 0)
+    return budget > 0 ? k_for_budget_or_refuse(local_, budget, report_.io_buffer_bytes, hub_degree, "this rank's",
+                                               sizeof(Entry))
+                      : 0;
+  const uint64_t k = uint64_t(k_asked), need = cache_entries(local_, k, hub_degree) * sizeof(Entry);
+  if (budget > 0 && need + report_.io_buffer_bytes > budget)
+    throw Error(fmt::format("--on-mem-edges {} needs {} of edge cache on this rank; --dram-budget {} leaves {} beside "
+                            "the I/O buffers",
+                            k, human_bytes(double(need)), human_bytes(double(budget)),
+                            human_bytes(double(budget - report_.io_buffer_bytes))));
+  return k;
+}
+
+// The edge cache of K: cut from this run's staged prefixes where they hold it (no hubs), else read from the
+// files, every block's checksum checked on the way, or (dax) every block checked in place and the prefixes
+// copied out of the mapping.
+template <class Id, class Entry>
+void RankRows<Id, Entry>::load_cache(const std::string& dir, uint64_t k, uint64_t hub_degree, bool dax,
+                                     const PrefixStage* staged) {
+  if (dax) {
+    map_ = PmemMapping::open_read(dir + "/" + CsrFiles::adj_name(0));
+    report_.is_pmem = map_.is_pmem();
+    report_.cache_source = "mapping";
+    cache_ = load_edge_cache_mapped<Id, Entry>(local_, files_, {map_.data()}, k, hub_degree);
+  } else if (staged && k <= staged->k() && hub_degree == kNoHubs) {
+    report_.cache_source = "build";
+    report_.prefix_bytes = staged->bytes();
+    cache_ = staged->load<Id, Entry>(local_, k);
+  } else {
+    cache_ = load_edge_cache<Id, Entry>(local_, files_, k, hub_degree);
+  }
+}
+
 template <class Id, class Entry>
 RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget,
-                       int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax) {
+                              int64_t k_asked, uint64_t hub_degree, const IoOptions& io, int threads, bool dax,
+                              const PrefixStage* staged) {
   const double t0 = omp_get_wtime();
   report_.dir = dir;
   files_ = CsrFiles::open(dir, graph_hash, scale);
@@ -114,26 +154,9 @@ RankRows<Id, Entry>::RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t
   report_.dax = dax;
   report_.io_buffer_bytes = check_rank_budget(budget, dax, io, threads);
   report_.budget = budget;
-  uint64_t k = 0;
-  if (k_asked >= 0) {
-    k = uint64_t(k_asked);
-    const uint64_t need = cache_entries(local_, k, hub_degree) * sizeof(Entry);
-    if (budget > 0 && need + report_.io_buffer_bytes > budget)
-      throw Error(fmt::format("--on-mem-edges {} needs {} of edge cache on this rank; --dram-budget {} leaves {} beside "
-                              "the I/O buffers",
-                              k, human_bytes(double(need)), human_bytes(double(budget)),
-                              human_bytes(double(budget - report_.io_buffer_bytes))));
-  } else if (budget > 0) {
-    k = k_for_budget_or_refuse(local_, budget, report_.io_buffer_bytes, hub_degree, "this rank's", sizeof(Entry));
-  }
+  const uint64_t k = cache_k(budget, k_asked, hub_degree);
   parts_ = Partitioning::first_touch(n);
-  if (dax) {  // every block checked in place, the prefixes copied out
-    map_ = PmemMapping::open_read(dir + "/" + CsrFiles::adj_name(0));
-    report_.is_pmem = map_.is_pmem();
-    cache_ = load_edge_cache_mapped<Id, Entry>(local_, files_, {map_.data()}, k, hub_degree);
-  } else {  // every block's checksum checked on the way
-    cache_ = load_edge_cache<Id, Entry>(local_, files_, k, hub_degree);
-  }
+  load_cache(dir, k, hub_degree, dax, staged);
   report_.k = k;
   report_.cache_bytes = cache_.entries_bytes();
   for (const auto& f : std::filesystem::directory_iterator(dir))

@@ -20,6 +20,7 @@
 #include "engine/csr.hpp"
 #include "engine/edge_buckets.hpp"
 #include "engine/edge_cache.hpp"
+#include "engine/prefix_stage.hpp"
 #include "engine/topology.hpp"
 #include "core/error.hpp"
 #include "storage/csr_files.hpp"
@@ -39,6 +40,10 @@ struct RankRowsReport {
   int build_passes = 0;           // ranges built, each from its bucket of the received rows (0: reused, or in DRAM)
   uint64_t cache_bytes = 0, io_buffer_bytes = 0, budget = 0;
   bool dax = false, is_pmem = false;
+  // The cache read from the rows' files ("csr"), cut from the prefixes kept as this run wrote them ("build",
+  // prefix_bytes of them), or copied out of the mapping ("mapping", dax).
+  std::string cache_source = "csr";
+  uint64_t prefix_bytes = 0;
 };
 
 // A rank's raw rows on its own storage while kernel 1 receives them: the one-process build's external
@@ -100,16 +105,18 @@ class RankRows {
   static constexpr bool kWeighted = !std::is_same_v<Id, Entry>;
   // Writes g's rows (offsets, entries, labels and raw degrees) to dir from the received raw rows, each range of
   // lists built in DRAM from its own bucket (then handed back), replacing nothing: a directory already there is
-  // refused (the caller reuses or reports it). Sets g's entries; returns the ranges built.
+  // refused (the caller reuses or reports it). Each list's prefix goes to *prefixes too where given (the edge
+  // cache's, engine/prefix_stage.hpp). Sets g's entries; returns the ranges built.
   static int write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill, uint64_t graph_hash,
-                        int scale, double started, bool pmem);
+                        int scale, double started, bool pmem, PrefixStage* prefixes = nullptr);
 
   // Opens dir's rows for g (order_vertices' result: its raw degrees must match the stored ones), loads the
   // offsets into g and the edge cache within budget (the lists of at least hub_degree entries whole, the others'
   // first K), and prepares the tail reads. Throws Error naming the cause. dax: the rows mapped and read in place
-  // (no I/O buffers); budget 0 then means no prefixes (hubs' lists still copied whole).
+  // (no I/O buffers); budget 0 then means no prefixes (hubs' lists still copied whole). With `staged` (the
+  // prefixes this run kept as it wrote the rows) a cache of K <= its K is cut from them, not read from the files.
   RankRows(const std::string& dir, DistGraph<Id>& g, uint64_t graph_hash, int scale, uint64_t budget, int64_t k_asked,
-           uint64_t hub_degree, const IoOptions& io, int threads, bool dax);
+           uint64_t hub_degree, const IoOptions& io, int threads, bool dax, const PrefixStage* staged = nullptr);
   RankRows(const RankRows&) = delete;  // the sources hold references to the members
   RankRows& operator=(const RankRows&) = delete;
 
@@ -127,6 +134,9 @@ class RankRows {
   RankRowsReport& report() { return report_; }
 
  private:
+  uint64_t cache_k(uint64_t budget, int64_t k_asked, uint64_t hub_degree) const;
+  void load_cache(const std::string& dir, uint64_t k, uint64_t hub_degree, bool dax, const PrefixStage* staged);
+
   CsrFiles files_;
   Csr<Id> local_;  // the rank's rows by local index: offsets only (n = its vertex count)
   Partitioning parts_;

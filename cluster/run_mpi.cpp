@@ -125,21 +125,24 @@ int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& co
 // Every rank's RankReport on rank 0, in rank order.
 std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   struct Plain {
-    char host[64], rows_dir[512];
+    char host[64], rows_dir[512], cache_source[16];
     int32_t rank, threads, rows_reused, passes;
-    uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read, buckets;
+    uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read, buckets, prefixes;
   } p{};
-  p = {{}, {}, mine.rank, mine.threads, mine.rows_reused, mine.build_passes, mine.first_vertex, mine.end_vertex, mine.directed_edges,
-       mine.dram_bytes, mine.build_bytes_sent, mine.search_bytes_sent, mine.on_mem_edges, mine.edge_cache_bytes,
-       mine.dram_budget, mine.disk_bytes, mine.bytes_read, mine.build_bucket_bytes};
+  p = {{}, {}, {}, mine.rank, mine.threads, mine.rows_reused, mine.build_passes, mine.first_vertex, mine.end_vertex,
+       mine.directed_edges, mine.dram_bytes, mine.build_bytes_sent, mine.search_bytes_sent, mine.on_mem_edges,
+       mine.edge_cache_bytes, mine.dram_budget, mine.disk_bytes, mine.bytes_read, mine.build_bucket_bytes,
+       mine.cache_prefixes_written};
   std::strncpy(p.host, mine.host.c_str(), sizeof(p.host) - 1);
   std::strncpy(p.rows_dir, mine.rows_dir.c_str(), sizeof(p.rows_dir) - 1);
+  std::strncpy(p.cache_source, mine.cache_source.c_str(), sizeof(p.cache_source) - 1);
   std::vector<std::vector<Plain>> send(comm.size());
   send[0].push_back(p);
   std::vector<RankReport> all;
   for (const Plain& q : comm.exchange(send))
     all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent, q.rows_dir,
-                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes, q.buckets});
+                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes, q.buckets, q.cache_source,
+                   q.prefixes});
   return all;
 }
 
@@ -223,11 +226,13 @@ struct TieredRows {
 // One kernel's rows (Entry) on every rank's storage, built where any rank lacks them (collective: every rank
 // takes part in the scatter; ranks that have theirs keep them): the received rows spilled to the rank's storage,
 // then built in passes that each hold at most the rank's budget of rows in DRAM. `lock` gets the rows' build
-// lock (hold it until they are loaded); the report says whether they were reused and how they were built.
+// lock (hold it until they are loaded); the report says whether they were reused and how they were built. With
+// `staged` (rows loaded right after) the edge cache's prefixes are kept as the rows are written, where it pays
+// (engine/prefix_stage.hpp, as one process keeps its CSR's), so that loading the cache reads them, not the rows.
 template <class Id, class Entry, class Source>
 RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShare<Source>& share, const RowsPlace& at,
-                          uint64_t graph_hash, const Comm& comm, DistBuildReport& build, DirLock& lock,
-                          const DistProgress& progress) {
+                          uint64_t graph_hash, const RunConfig& cfg, const Comm& comm, DistBuildReport& build,
+                          DirLock& lock, const DistProgress& progress, std::optional<PrefixStage>* staged) {
   using Rows = RankRows<Id, Entry>;
   const double t0 = now();
   RankRowsReport made;
@@ -240,10 +245,17 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   // A range's rows: the budget less the I/O buffers and the buckets' read blocks, at least 1 MiB (a dax budget
   // of a few MiB built its rows one list a pass: hours for SCALE 17). The received rows are staged in half of it.
   const uint64_t reads = EdgeBuckets<Id, Entry>::read_bytes(omp_get_max_threads());
-  const uint64_t rows_bytes = at.budget == 0 ? at.share_of_node
-                                             : std::max<uint64_t>(at.budget - at.io_buffers, reads + (1 << 20)) - reads;
+  uint64_t rows_bytes = at.budget == 0 ? at.share_of_node
+                                       : std::max<uint64_t>(at.budget - at.io_buffers, reads + (1 << 20)) - reads;
+  const std::string scratch = std::filesystem::path(made.dir).parent_path().string();
+  if (staged && !made.reused && !at.dax && cfg.place.hub_degree == kNoHubs && at.budget > at.io_buffers) {
+    const uint64_t longest = g.local_count() > 0 ? *std::max_element(g.raw_degree.begin(), g.raw_degree.end()) : 0;
+    rows_bytes -= open_prefix_stage(*staged, {scratch, at.budget - at.io_buffers, cfg.place.on_mem_edges}, g.local_count(),
+                                    [&g](uint64_t i) { return g.raw_degree[i]; }, raw_entries, longest, sizeof(Entry),
+                                    rows_bytes);
+  }
   std::optional<RowBuckets<Id, Entry>> spill;
-  if (!made.reused) spill.emplace(std::filesystem::path(made.dir).parent_path().string(), g, rows_bytes, rows_bytes / 2);
+  if (!made.reused) spill.emplace(scratch, g, rows_bytes, rows_bytes / 2);
   scatter_tuples<PairFor<Id, Entry>>(share, comm, label, build, progress, [&](auto&& got) {
     if (spill) spill->add(got, Id(comm.size()));
   });
@@ -252,24 +264,28 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   made.bucket_bytes = spill->buckets.written_bytes();
   build.raw_entries = raw_entries;
   const double w0 = now();
-  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax);
+  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax,
+                                       staged && *staged ? &**staged : nullptr);
   made.write_seconds = now() - w0;
   return made;
 }
 
 // This rank's rows of one kernel loaded from `made.dir` (collective: a refusal on any rank -- its budget, its
-// damaged rows -- ends them all, named).
+// damaged rows -- ends them all, named), the cache cut from the prefixes build_rows staged where they hold it
+// (then handed back, with their scratch file's space).
 template <class Id, class Entry>
 void load_rows(std::optional<RankRows<Id, Entry>>& rows, const RankRowsReport& made, DistGraph<Id>& g,
-               const RunConfig& cfg, const RowsPlace& at, uint64_t graph_hash, int scale, const Comm& comm) {
+               const RunConfig& cfg, const RowsPlace& at, uint64_t graph_hash, int scale, const Comm& comm,
+               std::optional<PrefixStage>&& staged = std::nullopt) {
   comm.all_or_none([&] {
     try {
       rows.emplace(made.dir, g, graph_hash, scale, at.budget, cfg.place.on_mem_edges, cfg.place.hub_degree, cfg.place.io,
-                   omp_get_max_threads(), at.dax);
+                   omp_get_max_threads(), at.dax, staged ? &*staged : nullptr);
     } catch (const Error& e) {
       throw with_rebuild_hint(e, made.dir);
     }
   });
+  staged.reset();
   rows->report().reused = made.reused;
   rows->report().write_seconds = made.write_seconds;
   rows->report().build_passes = made.build_passes;
@@ -290,14 +306,20 @@ DistGraph<Id> build_on_storage(const TupleShare<Source>& share, const TupleShare
   DistGraph<Id> g = wshare ? order_vertices(*wshare, comm, label, progress) : order_vertices(share, comm, label, progress);
   if (cfg.kernels.id_lists()) {
     DirLock lock;  // held until the rows are loaded
-    const RankRowsReport made = build_rows<Id, Id>(g, label, share, rows.at, graph_hash, comm, build, lock, progress);
-    load_rows(rows.bfs, made, g, cfg, rows.at, graph_hash, scale, comm);
+    std::optional<PrefixStage> staged;
+    const RankRowsReport made =
+        build_rows<Id, Id>(g, label, share, rows.at, graph_hash, cfg, comm, build, lock, progress, &staged);
+    load_rows(rows.bfs, made, g, cfg, rows.at, graph_hash, scale, comm, std::move(staged));
   }
   if constexpr (sizeof(Id) == 4) {
     if (cfg.kernels.weighted_lists()) {
       DirLock lock;
-      rows.sssp_built = build_rows<Id, NodeWeight<Id>>(g, label, *wshare, rows.at, graph_hash, comm, build, lock, progress);
-      if (!cfg.kernels.id_lists()) load_rows(rows.sssp, rows.sssp_built, g, cfg, rows.at, graph_hash, scale, comm);
+      // Kernel 3's rows load now only when kernel 2 does not run; else after its searches, from the rows.
+      const bool now = !cfg.kernels.id_lists();
+      std::optional<PrefixStage> staged;
+      rows.sssp_built = build_rows<Id, NodeWeight<Id>>(g, label, *wshare, rows.at, graph_hash, cfg, comm, build, lock,
+                                                       progress, now ? &staged : nullptr);
+      if (now) load_rows(rows.sssp, rows.sssp_built, g, cfg, rows.at, graph_hash, scale, comm, std::move(staged));
     }
   }
   std::vector<Id>().swap(label.rank);  // kept when no rank rebuilt its rows
@@ -374,7 +396,9 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const T
   r.placement.csr_reused = comm.sum(rr.reused ? 0 : 1) == 0;
   r.placement.csr_disk_bytes = comm.sum(rr.disk_bytes);
   r.placement.cache_load_time = comm.max(rr.load_seconds);
-  r.placement.cache_source = rr.dax ? "mapping" : "csr";  // a rank reads its rows' files whole
+  mine.cache_source = rr.cache_source;
+  mine.cache_prefixes_written = rr.prefix_bytes;
+  r.placement.cache_source = rr.cache_source;  // rank 0's, as its cache's figures
   r.placement.direct_io = !rr.dax;
   r.placement.is_pmem = comm.sum(rr.dax && !rr.is_pmem ? 1 : 0) == 0;
   r.placement.adjacency_bytes = g.directed_edges * (cfg.kernels.id_lists() ? sizeof(Id) : sizeof(NodeWeight<Id>));

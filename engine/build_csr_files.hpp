@@ -275,25 +275,12 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
                             "(raise --dram-budget)",
                             human_bytes(double(max_list * sizeof(Entry))), human_bytes(double(memory_bytes))), Error::kFixSaid);
 
-  // The cache's prefixes kept where they fit twice the cache's bytes (a K asked for may not) and at most half
-  // the adjacency (else reading it back costs no more than writing and reading them); an optimisation only: a
-  // scratch file that cannot be made leaves the cache to the read.
+  // The cache's prefixes kept as the lists are written, where it pays (open_prefix_stage).
   PrefixStage* prefixes = nullptr;
-  const uint64_t prefix_block = PrefixStage::block_bytes_for(memory_bytes);
-  if (staged && !staging.dir.empty() &&
-      16 * PrefixStage::buffer_bytes(prefix_block) <= memory_bytes &&
-      max_list * sizeof(Entry) + 8 <= memory_bytes - PrefixStage::buffer_bytes(prefix_block)) {
-    const CacheSizes sizes = PrefixStage::raw_sizes(raw, n);
-    const uint64_t k = staging.k >= 0 ? uint64_t(staging.k) : PrefixStage::stage_k(sizes, staging.cache_bytes, sizeof(Entry));
-    const uint64_t entries = sizes.entries(k, kNoHubs);
-    if (entries * sizeof(Entry) <= 2 * staging.cache_bytes && 2 * entries <= raw[n]) {
-      try {
-        prefixes = &staged->emplace(staging.dir, k, entries, sizeof(Entry), prefix_block);
-        memory_bytes -= PrefixStage::buffer_bytes(prefix_block);
-      } catch (const Error&) {
-        staged->reset();
-      }
-    }
+  if (staged) {
+    const uint64_t taken = open_prefix_stage(*staged, staging, n, [&raw](uint64_t v) { return raw[v + 1] - raw[v]; },
+                                             raw[n], max_list, sizeof(Entry), memory_bytes);
+    if (taken > 0) prefixes = &**staged, memory_bytes -= taken;
   }
   const uint64_t total_bytes = memory_bytes;
 

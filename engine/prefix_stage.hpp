@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -52,10 +54,6 @@ class PrefixStage {
   }
   static uint64_t buffer_bytes(uint64_t block_bytes) { return 2 * block_bytes; }
 
-  // The sizes of prefixes of raw lists of degree raw[v + 1] - raw[v], from one pass (CacheSizes).
-  static CacheSizes raw_sizes(const NumaArray<uint64_t>& raw, uint64_t n) {
-    return CacheSizes(n, [&raw](uint64_t v) { return raw[v + 1] - raw[v]; });
-  }
   // K_s: the largest K whose prefixes of those lists hold at most 2 * cache_bytes (k_for_budget's search).
   static uint64_t stage_k(const CacheSizes& raw, uint64_t cache_bytes, uint64_t entry_bytes) {
     uint64_t k = 0;
@@ -174,5 +172,29 @@ class PrefixStage {
   uint64_t used_ = 0, vertex_ = 0, bytes_ = 0;
   std::vector<Block> blocks_;
 };
+
+// Opens *staged for a build of n lists of raw degree degree(v), raw_entries in all and the longest max_list, in
+// staging.dir where it pays: the prefixes fit twice the cache's bytes (a K asked for may not) and at most half the
+// adjacency (else reading it back costs no more than writing and reading them), and the build's memory_bytes spare
+// its buffers (16 times over, the longest list beside them). An optimisation only: a scratch file that cannot be
+// made leaves the cache to the read. Returns the bytes of the build's memory the stage takes (0: none opened).
+// Both backends' builds use it: the one-process CSR's (engine/build_csr_files.hpp) and a rank's rows.
+template <class Degree>
+uint64_t open_prefix_stage(std::optional<PrefixStage>& staged, const PrefixStaging& staging, uint64_t n, Degree&& degree,
+                           uint64_t raw_entries, uint64_t max_list, uint64_t entry_bytes, uint64_t memory_bytes) {
+  const uint64_t block = PrefixStage::block_bytes_for(memory_bytes), buffers = PrefixStage::buffer_bytes(block);
+  if (staging.dir.empty() || 16 * buffers > memory_bytes || max_list * entry_bytes + 8 > memory_bytes - buffers) return 0;
+  const CacheSizes sizes(n, std::forward<Degree>(degree));
+  const uint64_t k = staging.k >= 0 ? uint64_t(staging.k) : PrefixStage::stage_k(sizes, staging.cache_bytes, entry_bytes);
+  const uint64_t entries = sizes.entries(k, kNoHubs);
+  if (entries * entry_bytes > 2 * staging.cache_bytes || 2 * entries > raw_entries) return 0;
+  try {
+    staged.emplace(staging.dir, k, entries, entry_bytes, block);
+    return buffers;
+  } catch (const Error&) {
+    staged.reset();
+    return 0;
+  }
+}
 
 }  // namespace strata

@@ -57,6 +57,7 @@ expect "out-of-core ranks: SSSP.md's vectors at SCALE 12" check_vectors 12 "$tmp
 expect "out-of-core ranks: the weighted rows on each rank's storage, tails read" python3 -c "
 import json; j = json.load(open('$tmp/ooc.json'))
 assert j['csr_dir'].endswith('/mpi-w-p2/rank-<r>') and j['on_mem_edges'] == 1, j['csr_dir']
+assert all(r['cache_source'] == 'build' and r['cache_prefixes_written'] > 0 for r in j['mpi']['ranks']), j['mpi']['ranks']
 assert all(s['bytes_read'] > 0 and s['stage_ends'] >= 2 for s in j['sssp_searches'])"
 # Kernel 3's own validation account under mpirun: its searches' batch and passes over the tuples (it said 1 and
 # 0 whatever the ranks did).

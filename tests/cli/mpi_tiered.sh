@@ -31,16 +31,31 @@ assert sum(r["bytes_read"] for r in ranks) > 0 and j["bytes_read"] > 0
 # rows) from each; the buckets coded below the 8 bytes an entry of the pairs
 assert all(r["build_passes"] >= 1 for r in ranks) and (p > 2 or max(r["build_passes"] for r in ranks) > 1), ranks
 assert all(0 < r["build_bucket_bytes"] < 8 * r["directed_edges"] for r in ranks), ranks
+# this budget's cache holds over half of each rank's rows: read back from them, no prefixes kept as they were written
+assert j["cache_source"] == "csr" and all(r["cache_source"] == "csr" and r["cache_prefixes_written"] == 0 for r in ranks)
 PY
 done
+# A short prefix (K = 4), and room beside the rows for the prefixes' buffers (12M): each rank's edge cache cut
+# from the prefixes it kept as it wrote its rows, at most K entries a vertex, not read back from its rows; the
+# same searches.
 P=2
+mpi $P run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 12M --on-mem-edges 4 \
+  --rank-dir "$tmp/ranks-k4" --json "$tmp/k4.json" >/dev/null 2>&1
+expect "out-of-core, K = 4: exit 0" test $? -eq 0
+expect "out-of-core, K = 4: same as one process" same_searches "$tmp/one-g.json" "$tmp/k4.json"
+expect "out-of-core, K = 4: each rank's cache cut from the prefixes kept as its rows were written" python3 -c "
+import json; j = json.load(open('$tmp/k4.json')); ranks = j['mpi']['ranks']
+assert j['cache_source'] == 'build' and all(r['cache_source'] == 'build' and r['on_mem_edges'] == 4 for r in ranks), ranks
+assert all(0 < r['edge_cache_bytes'] <= r['cache_prefixes_written'] <= 4 * 4 * (r['end_vertex'] - r['first_vertex'])
+           for r in ranks), ranks"
 mpi $P run --graph "$tmp/g" --roots 4 --threads 1 --placement out-of-core --dram-budget 64M --rank-dir "$tmp/ranks" \
   --json "$tmp/ooc-again.json" >/dev/null 2>&1
 expect "out-of-core reused: exit 0" test $? -eq 0
 expect "out-of-core reused: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc-again.json"
 expect "out-of-core reused: every rank's rows, no buckets" python3 -c "
 import json; j = json.load(open('$tmp/ooc-again.json'))
-assert all(r['rows_reused'] and r['build_bucket_bytes'] == 0 for r in j['mpi']['ranks'])"
+assert all(r['rows_reused'] and r['build_bucket_bytes'] == 0 for r in j['mpi']['ranks'])
+assert j['cache_source'] == 'csr' and all(r['cache_source'] == 'csr' and r['cache_prefixes_written'] == 0 for r in j['mpi']['ranks'])"
 # Hubs (--hub-degree): each rank keeps its lists of at least that many entries whole in DRAM, the others only on
 # storage (K = 0): the same searches, fewer bytes read than with no cache; a budget that cannot hold a rank's hubs
 # is refused with the figures.
@@ -141,7 +156,8 @@ for budget in "" "--dram-budget 2M"; do
   expect "dax ${budget:-without a cache}: same as one process" same_searches "$tmp/one-g.json" "$tmp/dax.json"
   expect "dax ${budget:-without a cache}: read in place, is_pmem" python3 -c "
 import json; j = json.load(open('$tmp/dax.json'))
-assert j['placement'] == 'dax' and j['is_pmem'] and sum(s['edges_storage'] for s in j['searches']) > 0"
+assert j['placement'] == 'dax' and j['is_pmem'] and sum(s['edges_storage'] for s in j['searches']) > 0
+assert j['cache_source'] == 'mapping' and all(r['cache_source'] == 'mapping' for r in j['mpi']['ranks'])"
   P=1
 done
 finish
