@@ -76,10 +76,12 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
     NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
     spill.buckets.fill(k, cursor.data(), rows.data(), raw[i0], [](size_t) {});
-    const uint64_t kept = squish_rows<Id>(rows.data(), raw.data() + i0, i1 - i0, g.n, offsets.data() + i0, write);
-    to_distributed_ids<Id>(rows.data(), kept, g.part);
-    writer.append(0, rows.data(), kept);
-    offsets[i1] = write + kept;  // the range's end, as the next range's squish sets it
+    double sort_s = 0, write_s = 0;
+    const uint64_t kept = sort_and_append<Id>(rows.data(), raw.data() + i0, i1 - i0, g.n, writer, 0,
+                                              [&](uint64_t i, uint64_t start, uint64_t) { offsets[i0 + i] = write + start; },
+                                              [&](Entry* first, uint64_t count) { to_distributed_ids<Id>(first, count, g.part); },
+                                              sort_s, write_s);
+    offsets[i1] = write + kept;  // the range's end, as the next range's sets it
     if (prefixes) prefixes->append(rows.data(), offsets.data() + i0, i1 - i0);
     write += kept;
   }

@@ -406,13 +406,14 @@ void sort_and_dedup_lists(Id* adj, const Off* offsets, uint64_t count, uint64_t 
 // Kernel 1's compaction, for every build (in-core, on-disk ranges, MPI rows): `count` sorted, deduplicated
 // lists (list i: adj[raw[i] - raw[0], raw[i + 1] - raw[0]), ended early by a kNoVertex sentinel where one
 // shrank) moved to the front of adj in order. on_list(i, start, old_start, kept, removed) follows each move
-// (start: the list's new first entry in adj). Returns the entries kept.
+// (start: the list's new first entry in adj). Returns the entries kept. Lists [first, count) alone, the first
+// moved to adj[write] (the lists before it squished already, `write` entries kept): a build that squishes a chunk
+// of lists at a time.
 template <class Entry, class Off, class OnList>
-uint64_t squish_lists(Entry* adj, const Off* raw, uint64_t count, OnList&& on_list) {
+uint64_t squish_lists(Entry* adj, const Off* raw, uint64_t count, OnList&& on_list, uint64_t first = 0, uint64_t write = 0) {
   using Id = decltype(entry_id(std::declval<Entry>()));
   const uint64_t base = raw[0];
-  uint64_t write = 0;
-  for (uint64_t i = 0; i < count; ++i) {
+  for (uint64_t i = first; i < count; ++i) {
     const uint64_t old_start = raw[i] - base, len = raw[i + 1] - raw[i];  // raw[i] read before on_list(i) runs
     const Entry* list = adj + old_start;
     const uint64_t kept = uint64_t(std::find_if(list, list + len, [](const Entry& e) { return entry_id(e) == kNoVertex<Id>; }) - list);

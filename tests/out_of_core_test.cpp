@@ -240,6 +240,135 @@ TEST(OutOfCore, CacheFromTheBuildsPrefixesEqualsTheCacheReadFromItsCsr) {
   EXPECT_EQ(stats.prefix_bytes, 0u);
 }
 
+namespace {
+
+// `count` raw lists as kernel 1 holds a range's (lengths not increasing; neighbours drawn from a few, so that
+// duplicates shrink many lists), ids below n; weighted entries carry weights drawn alike.
+template <class Entry>
+std::vector<Entry> raw_test_lists(uint64_t count, uint64_t n, std::vector<uint64_t>& raw) {
+  std::mt19937_64 rng(count);
+  raw.assign(1, 0);
+  std::vector<Entry> entries;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t length = i + 50 < count ? 6000 / (i + 1) + 1 : 0;  // the last lists empty
+    for (uint64_t j = 0; j < length; ++j) {
+      const uint32_t v = uint32_t(rng() % std::min<uint64_t>(n, 2 * length + 3));
+      if constexpr (std::is_same_v<Entry, uint32_t>) entries.push_back(v);
+      else entries.push_back({v, float(rng() % 7) / 8.0f});
+    }
+    raw.push_back(entries.size());
+  }
+  return entries;
+}
+
+// The lists as sort_and_append writes them to a CSR of one partition (chunks of at least min_chunk entries),
+// read back whole, every block's checksum checked; offsets[i] and removed[i] as its on_list gave them.
+template <class Entry>
+std::vector<Entry> sorted_and_appended(const std::string& path, std::vector<Entry> entries, const std::vector<uint64_t>& raw,
+                                       uint64_t n, uint64_t min_chunk, std::vector<uint64_t>& offsets,
+                                       std::vector<uint64_t>& removed) {
+  const uint64_t count = raw.size() - 1;
+  CsrLayout layout;
+  layout.graph_hash = 0x5eed;
+  layout.scale = 16;
+  layout.id_bytes = 4;
+  layout.weighted = !std::is_same_v<Entry, uint32_t>;
+  layout.n = count;
+  layout.bounds = {0, count};
+  offsets.assign(count + 1, 0);
+  removed.assign(count, 0);
+  {
+    CsrWriter writer(path, layout);
+    double sort_s = 0, write_s = 0;
+    offsets[count] = sort_and_append<uint32_t>(entries.data(), raw.data(), count, n, writer, 0,
+                                               [&](uint64_t i, uint64_t start, uint64_t r) { offsets[i] = start, removed[i] = r; },
+                                               [](Entry*, uint64_t) {}, sort_s, write_s, min_chunk);
+    writer.finish_part(0);
+    writer.write_meta(offsets.data(), offsets.size() * sizeof(uint64_t));
+    NumaArray<uint32_t> to_input(count);
+    NumaArray<uint8_t> duplicates(count);
+    std::vector<std::pair<uint64_t, uint64_t>> many;
+    for (uint64_t i = 0; i < count; ++i) to_input[i] = uint32_t(i), Csr<uint32_t>::note_duplicates(duplicates[i], many, i, removed[i]);
+    write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), count, many);
+    writer.commit(0);
+  }
+  const CsrFiles files = CsrFiles::open(path, 0x5eed, 16);
+  const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
+  const EdgeCache<Entry> all = load_edge_cache<uint32_t, Entry>(g, files, max_degree(g), kNoHubs);
+  return std::vector<Entry>(all.adj.data(), all.adj.data() + all.adj.size());
+}
+
+template <class Entry>
+void expect_chunked_equals_whole() {
+  TwoThreads two;
+  TempDir tmp;
+  const uint64_t count = 3000, n = 1 << 16;
+  std::vector<uint64_t> raw;
+  std::vector<Entry> whole = raw_test_lists<Entry>(count, n, raw);
+  std::vector<Entry> chunked = whole;
+  if constexpr (std::is_same_v<Entry, uint32_t>) sort_and_dedup_lists(whole.data(), raw.data(), count, n);
+  else sort_and_dedup_lists_by_weight(whole.data(), raw.data(), count);
+  std::vector<uint64_t> offsets(count + 1), removed(count);
+  offsets[count] = squish_lists(whole.data(), raw.data(), count, [&](uint64_t i, uint64_t start, uint64_t, uint64_t, uint64_t r) {
+    offsets[i] = start, removed[i] = r;
+  });
+  whole.resize(offsets[count]);
+  ASSERT_LT(offsets[count], raw[count] * 9 / 10);  // duplicates removed from many lists
+  for (uint64_t min_chunk : {uint64_t(1), uint64_t(997), raw[count] / 3, raw[count]}) {  // a list a chunk, to all in one
+    SCOPED_TRACE(min_chunk);
+    std::vector<uint64_t> got_offsets, got_removed;
+    const std::vector<Entry> got =
+        sorted_and_appended(tmp / ("csr" + std::to_string(min_chunk)), chunked, raw, n, min_chunk, got_offsets, got_removed);
+    EXPECT_EQ(got_offsets, offsets);
+    EXPECT_EQ(got_removed, removed);
+    ASSERT_EQ(got.size(), whole.size());
+    for (uint64_t e = 0; e < whole.size(); ++e) {
+      ASSERT_EQ(entry_id(got[e]), entry_id(whole[e])) << e;
+      if constexpr (!std::is_same_v<Entry, uint32_t>) {
+        ASSERT_EQ(got[e].w, whole[e].w) << e;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// A range's lists sorted, deduplicated, compacted and appended a chunk at a time, each chunk's append behind the
+// next chunk's sort (sort_and_append), are the CSR one sort and one compaction of the whole range give: ids and
+// weighted entries, chunks from one list each to the whole range.
+TEST(CsrFiles, ListsSortedAndAppendedByChunksEqualTheWholeRangeSortedOnce) {
+  expect_chunked_equals_whole<uint32_t>();
+  expect_chunked_equals_whole<NodeWeight<uint32_t>>();
+}
+
+// An append that fails behind the next chunk's sort (here past a file size limit, as a full disk) is an error
+// naming the CSR's file, not a CSR that reads back short.
+TEST(CsrFiles, FailedAppendBehindTheSortIsAnErrorNamingTheFile) {
+  TempDir tmp;
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> raw{0}, offsets, removed;
+  std::vector<uint32_t> entries;  // 4096 lists of 1024 entries (16 MiB): four of the writer's blocks
+  for (int i = 0; i < 4096; ++i) {
+    for (int j = 0; j < 1024; ++j) entries.push_back(uint32_t(rng() % (1 << 16)));
+    raw.push_back(entries.size());
+  }
+  rlimit was{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &was), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+  rlimit limit = was;
+  limit.rlim_cur = 8 << 20;  // two blocks
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  std::string error;
+  try {
+    sorted_and_appended(tmp / "csr", entries, raw, 1 << 16, 1000, offsets, removed);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &was);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(error.find(tmp / "csr"), std::string::npos) << error;
+}
+
 // Appends of whole checksum blocks are hashed and written straight from the caller's memory (CsrWriter::append),
 // the rest copied into the writer's block: appends that start on and off a block's start, shorter and longer
 // than a block, read back equal, every block's checksum checked.
