@@ -119,7 +119,7 @@ void RankRows<Id, Entry>::load_cache(const std::string& dir, uint64_t k, uint64_
     report_.is_pmem = map_.is_pmem();
     report_.cache_source = "mapping";
     cache_ = load_edge_cache_mapped<Id, Entry>(local_, files_, {map_.data()}, k, hub_degree);
-  } else if (staged && k <= staged->k() && hub_degree == kNoHubs) {
+  } else if (staged && staged->holds(k, hub_degree)) {
     report_.cache_source = "build";
     report_.prefix_bytes = staged->bytes();
     cache_ = staged->load<Id, Entry>(local_, k);

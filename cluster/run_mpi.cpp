@@ -248,11 +248,12 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   uint64_t rows_bytes = at.budget == 0 ? at.share_of_node
                                        : std::max<uint64_t>(at.budget - at.io_buffers, reads + (1 << 20)) - reads;
   const std::string scratch = std::filesystem::path(made.dir).parent_path().string();
-  if (staged && !made.reused && !at.dax && cfg.place.hub_degree == kNoHubs && at.budget > at.io_buffers) {
+  if (staged && !made.reused) {
     const uint64_t longest = g.local_count() > 0 ? *std::max_element(g.raw_degree.begin(), g.raw_degree.end()) : 0;
-    rows_bytes -= open_prefix_stage(*staged, {scratch, at.budget - at.io_buffers, cfg.place.on_mem_edges}, g.local_count(),
-                                    [&g](uint64_t i) { return g.raw_degree[i]; }, raw_entries, longest, sizeof(Entry),
-                                    rows_bytes);
+    const PrefixStaging staging = PrefixStaging::for_cache(scratch, at.dax, cfg.place.hub_degree, at.budget,
+                                                           at.io_buffers, cfg.place.on_mem_edges);
+    rows_bytes -= open_prefix_stage(*staged, staging, g.local_count(), [&g](uint64_t i) { return g.raw_degree[i]; },
+                                    raw_entries, longest, sizeof(Entry), rows_bytes);
   }
   std::optional<RowBuckets<Id, Entry>> spill;
   if (!made.reused) spill.emplace(scratch, g, rows_bytes, rows_bytes / 2);

@@ -40,6 +40,14 @@ struct PrefixStaging {
   std::string dir;
   uint64_t cache_bytes = 0;
   int64_t k = -1;
+  // For a cache of what `budget` leaves beside the I/O buffers (or of the K asked for, k >= 0), kept in dir; none
+  // for DAX (its cache is copied from the mapping in parallel), with hubs whole (their lists are longer than any
+  // prefix) or without room beside the buffers.
+  static PrefixStaging for_cache(std::string dir, bool dax, uint64_t hub_degree, uint64_t budget, uint64_t io_buffers,
+                                 int64_t k) {
+    if (dax || hub_degree != kNoHubs || budget <= io_buffers) return {};
+    return {std::move(dir), budget - io_buffers, k};
+  }
 };
 
 class PrefixStage {
@@ -68,6 +76,8 @@ class PrefixStage {
         file_(dir, std::max<uint64_t>(entries * entry_bytes, 1), "kernel 1's cached prefixes"),
         buffer_(buffer_bytes(block_bytes)), behind_(file_, buffer_, 2), block_(behind_.fill(0)) {}
   uint64_t k() const { return k_; }
+  // Whether the cache of K (lists of at least hub_degree entries whole) can be cut from this stage.
+  bool holds(uint64_t k, uint64_t hub_degree) const { return k <= k_ && hub_degree == kNoHubs; }
   uint64_t bytes() const { return bytes_; }  // staged so far
 
   // The next `count` lists in vertex order: list i is lists[offsets[i] - offsets[0], offsets[i + 1] - offsets[0]).

@@ -251,7 +251,7 @@ void load_cache(PlacedGraph<Id>& out, bool weighted, uint64_t k, const PhaseProg
   const auto loading = [&](uint64_t done, uint64_t total) {
     if (progress) progress("kernel 1: loading the edge cache", done, total);
   };
-  if (staged && k <= staged->k() && out.spec.hub_degree == kNoHubs) {
+  if (staged && staged->holds(k, out.spec.hub_degree)) {
     if (!weighted) out.cache = staged->load<Id, Id>(out.g, k, loading);
     else if constexpr (sizeof(Id) == 4) out.weighted_cache = staged->load<Id, NodeWeight<Id>>(out.g, k, loading);
     out.report.cache_source = "build";
@@ -406,11 +406,9 @@ void prepare_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const PlacementSp
   out.spec = spec;
   const CsrPaths at = csr_paths(dir, spec);
   ExternalBuildStats build{};
-  // A build keeps the first CSR's cache prefixes for the read-back it saves (not for DAX: its cache is copied
-  // from the mapping in parallel; not with hubs whole: their lists are longer than any prefix).
-  PrefixStaging staging;
-  if (!dax && spec.hub_degree == kNoHubs && d.budget > d.io_buffers)
-    staging = {dir.path(), d.budget - d.io_buffers, spec.on_mem_edges};
+  // A build keeps the first CSR's cache prefixes for the read-back it saves.
+  const PrefixStaging staging =
+      PrefixStaging::for_cache(dir.path(), dax, spec.hub_degree, d.budget, d.io_buffers, spec.on_mem_edges);
   std::optional<PrefixStage> staged;
   const bool reused = build_or_reuse_csrs<Id>(dir, at, spec, topo, d.build_scratch, build, progress, staging, &staged);
   if (reused) d.build_scratch = 0;
