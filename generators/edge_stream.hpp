@@ -21,6 +21,16 @@ struct ChunkBuffer {
   std::vector<Edge> edges;
   std::vector<float> weights;  // kernel 3's, where asked for
   std::vector<char> raw;
+  // Where the caller wants the chunk's tuples (its own array, so they are not copied there from `edges`); a
+  // source that holds its tuples may still return its own span.
+  Edge* to = nullptr;
+  // Room for a chunk of n tuples: `to`, else `edges` grown to n (not to a whole chunk: a vector's growth writes
+  // every new element, and a small graph's passes wrote a whole chunk's 16 MiB a thread).
+  Edge* edges_for(uint64_t n) {
+    if (to) return to;
+    if (edges.size() < n) edges.resize(n);
+    return edges.data();
+  }
 };
 
 // An edge source (GeneratedEdges, GraphDir, TupleSource) has spec(), chunk_edges(), chunk_count() and
@@ -48,17 +58,17 @@ struct GeneratedEdges {
   uint64_t chunk_count() const { return (spec().edge_count() + kDefaultEdgeChunk - 1) / kDefaultEdgeChunk; }
   std::span<const Edge> read_chunk(uint64_t c, ChunkBuffer& buffer) const {
     const uint64_t begin = c * kDefaultEdgeChunk, end = std::min(spec().edge_count(), begin + kDefaultEdgeChunk);
-    buffer.edges.resize(kDefaultEdgeChunk);
-    gen.generate(begin, end, buffer.edges.data());
-    return {buffer.edges.data(), end - begin};
+    Edge* out = buffer.edges_for(end - begin);
+    gen.generate(begin, end, out);
+    return {out, end - begin};
   }
   // read_chunk's tuples with their kernel-3 weights, in buffer.weights (a rank's share of a weighted build).
   std::span<const Edge> read_weighted_chunk(uint64_t c, ChunkBuffer& buffer) const {
     const uint64_t begin = c * kDefaultEdgeChunk, end = std::min(spec().edge_count(), begin + kDefaultEdgeChunk);
-    buffer.edges.resize(kDefaultEdgeChunk);
-    buffer.weights.resize(kDefaultEdgeChunk);
-    gen.generate(begin, end, buffer.edges.data(), buffer.weights.data());
-    return {buffer.edges.data(), end - begin};
+    Edge* out = buffer.edges_for(end - begin);
+    if (buffer.weights.size() < end - begin) buffer.weights.resize(end - begin);
+    gen.generate(begin, end, out, buffer.weights.data());
+    return {out, end - begin};
   }
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {

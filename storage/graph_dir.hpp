@@ -46,7 +46,7 @@ class GraphDir {
   uint64_t block_count() const { return (edge_count() + kBlockEdges - 1) / kBlockEdges; }
   uint64_t header_hash() const { return header_hash_; }  // identifies this edge list (derived files bind to it)
 
-  // Reads block b (verifying its hash) into out, which must hold kBlockEdges edges; returns its edges.
+  // Reads block b (verifying its hash) into out, which must hold its edges (kBlockEdges, the last fewer); returns them.
   std::span<const Edge> read_block(uint64_t b, std::vector<char>& raw, Edge* out) const;
 
   // DRAM a pass over the tuples takes besides what its callback keeps: a decoded block and its raw bytes a
@@ -59,11 +59,11 @@ class GraphDir {
   uint64_t chunk_edges() const { return kBlockEdges; }
   uint64_t chunk_count() const { return block_count(); }
   std::span<const Edge> read_chunk(uint64_t c, ChunkBuffer& buffer) const {
-    buffer.edges.resize(kBlockEdges);
-    if (stores_tuples()) return read_block(c, buffer.raw, buffer.edges.data());
     const uint64_t first = c * kBlockEdges, last = std::min(edge_count(), first + kBlockEdges);
-    generator_->generate(first, last, buffer.edges.data());
-    return {buffer.edges.data(), last - first};
+    Edge* out = buffer.edges_for(last - first);
+    if (stores_tuples()) return read_block(c, buffer.raw, out);
+    generator_->generate(first, last, out);
+    return {out, last - first};
   }
   template <class Fn>
   void for_each_edge_chunk(Fn&& fn) const {

@@ -57,6 +57,10 @@ need_mpi() {
   # PMIx's key store in a hash table, not the shared-memory store it sets up at each launch: an mpirun of 3 ranks
   # (a SCALE 9 run) took 0.22-0.23 s instead of 0.23-0.25 s here.
   export PMIX_MCA_gds=hash
+  # hwloc without its I/O discovery: mpirun read every PCI device's config space, about 20 ms a launch on a VM
+  # where each read traps (0.216 -> 0.194 s an mpirun of 2 ranks, 12 each); a run on one machine needs no NIC
+  # locality.
+  export HWLOC_COMPONENTS=-pci,-linuxio
 }
 
 # finish: the closing line ctest's log keeps, and the exit status.
