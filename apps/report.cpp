@@ -145,6 +145,11 @@ nlohmann::json ranks_json(const RunResult& r) {
                            {"disk_bytes", k.disk_bytes},
                            {"build_passes", k.build_passes},
                            {"build_bucket_bytes", k.build_bucket_bytes},
+                           {"build_phase_seconds", k.rows_reused ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json{{"distribute", k.build_seconds.distribute},
+                                                                                  {"fill", k.build_seconds.fill},
+                                                                                  {"sort", k.build_seconds.sort},
+                                                                                  {"write", k.build_seconds.write}}},
                            {"cache_source", k.cache_source},
                            {"cache_prefixes_written", k.cache_prefixes_written},
                            {"bytes_read", k.bytes_read}});

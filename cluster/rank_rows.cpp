@@ -65,7 +65,8 @@ uint64_t check_rank_budget(uint64_t budget, bool dax, const IoOptions& io, int t
 
 template <class Id, class Entry>
 int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill,
-                                    uint64_t graph_hash, int scale, double started, bool pmem, PrefixStage* prefixes) {
+                                    uint64_t graph_hash, int scale, double started, bool pmem, RankRowsReport& report,
+                                    PrefixStage* prefixes) {
   const std::vector<uint64_t>& raw = spill.raw;
   CsrWriter writer(dir, rows_layout(dir, g, graph_hash, scale, kWeighted), pmem);
   writer.reserve_part(0, raw.back());
@@ -75,19 +76,24 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
     const uint64_t i0 = spill.bounds[k], i1 = spill.bounds[k + 1];
     NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
+    const double t0 = omp_get_wtime();
     spill.buckets.fill(k, cursor.data(), rows.data(), raw[i0], [](size_t) {});
-    double sort_s = 0, write_s = 0;
+    report.fill_seconds += omp_get_wtime() - t0;
     const uint64_t kept = sort_and_append<Id>(rows.data(), raw.data() + i0, i1 - i0, g.n, writer, 0,
                                               [&](uint64_t i, uint64_t start, uint64_t) { offsets[i0 + i] = write + start; },
                                               [&](Entry* first, uint64_t count) { to_distributed_ids<Id>(first, count, g.part); },
-                                              sort_s, write_s);
+                                              report.sort_seconds, report.write_seconds);
     offsets[i1] = write + kept;  // the range's end, as the next range's sets it
+    const double t1 = omp_get_wtime();
     if (prefixes) prefixes->append(rows.data(), offsets.data() + i0, i1 - i0);
+    report.write_seconds += omp_get_wtime() - t1;
     write += kept;
   }
+  const double t2 = omp_get_wtime();
   if (prefixes) prefixes->finish();
   g.local_entries = write;
   finish_writer(writer, g, offsets, omp_get_wtime() - started);
+  report.write_seconds += omp_get_wtime() - t2;
   return int(spill.ranges());
 }
 

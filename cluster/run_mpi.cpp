@@ -128,11 +128,12 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
     char host[64], rows_dir[512], cache_source[16];
     int32_t rank, threads, rows_reused, passes;
     uint64_t first, end, edges, dram, build_sent, search_sent, k, cache, budget, disk, read, buckets, prefixes;
+    RankBuildSeconds build_seconds;
   } p{};
   p = {{}, {}, {}, mine.rank, mine.threads, mine.rows_reused, mine.build_passes, mine.first_vertex, mine.end_vertex,
        mine.directed_edges, mine.dram_bytes, mine.build_bytes_sent, mine.search_bytes_sent, mine.on_mem_edges,
        mine.edge_cache_bytes, mine.dram_budget, mine.disk_bytes, mine.bytes_read, mine.build_bucket_bytes,
-       mine.cache_prefixes_written};
+       mine.cache_prefixes_written, mine.build_seconds};
   std::strncpy(p.host, mine.host.c_str(), sizeof(p.host) - 1);
   std::strncpy(p.rows_dir, mine.rows_dir.c_str(), sizeof(p.rows_dir) - 1);
   std::strncpy(p.cache_source, mine.cache_source.c_str(), sizeof(p.cache_source) - 1);
@@ -141,8 +142,8 @@ std::vector<RankReport> gather_ranks(const RankReport& mine, const Comm& comm) {
   std::vector<RankReport> all;
   for (const Plain& q : comm.exchange(send))
     all.push_back({q.rank, q.host, q.threads, q.first, q.end, q.edges, q.dram, q.build_sent, q.search_sent, q.rows_dir,
-                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes, q.buckets, q.cache_source,
-                   q.prefixes});
+                   q.rows_reused != 0, q.k, q.cache, q.budget, q.disk, q.read, q.passes, q.buckets, q.build_seconds,
+                   q.cache_source, q.prefixes});
   return all;
 }
 
@@ -257,17 +258,17 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   }
   std::optional<RowBuckets<Id, Entry>> spill;
   if (!made.reused) spill.emplace(scratch, g, rows_bytes, rows_bytes / 2);
+  const double d0 = now();
   scatter_tuples<PairFor<Id, Entry>>(share, comm, label, build, progress, [&](auto&& got) {
     if (spill) spill->add(got, Id(comm.size()));
   });
   if (!spill) return made;
   spill->buckets.finish();
+  made.distribute_seconds = now() - d0;
   made.bucket_bytes = spill->buckets.written_bytes();
   build.raw_entries = raw_entries;
-  const double w0 = now();
-  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax,
+  made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax, made,
                                        staged && *staged ? &**staged : nullptr);
-  made.write_seconds = now() - w0;
   return made;
 }
 
@@ -288,7 +289,9 @@ void load_rows(std::optional<RankRows<Id, Entry>>& rows, const RankRowsReport& m
   });
   staged.reset();
   rows->report().reused = made.reused;
-  rows->report().write_seconds = made.write_seconds;
+  for (auto phase : {&RankRowsReport::distribute_seconds, &RankRowsReport::fill_seconds, &RankRowsReport::sort_seconds,
+                     &RankRowsReport::write_seconds})
+    rows->report().*phase = made.*phase;
   rows->report().build_passes = made.build_passes;
   rows->report().bucket_bytes = made.bucket_bytes;
 }
@@ -390,6 +393,7 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const T
   mine.disk_bytes = rr.disk_bytes;
   mine.build_passes = rr.build_passes;
   mine.build_bucket_bytes = rr.bucket_bytes;
+  mine.build_seconds = {rr.distribute_seconds, rr.fill_seconds, rr.sort_seconds, rr.write_seconds};
   mine.bytes_read = totals.bytes_read;
   r.placement.on_mem_edges = rr.k;
   r.placement.hub_degree = cfg.place.hub_degree;

@@ -144,6 +144,11 @@ struct KernelRun {
   KernelValidation validation{};
 };
 
+// MPI: a rank's build of its rows by phase, in seconds (as csr_build_phase_seconds for one process's CSR).
+struct RankBuildSeconds {
+  double distribute = 0, fill = 0, sort = 0, write = 0;
+};
+
 // MPI: one rank's part of the graph and what it used.
 struct RankReport {
   int rank = 0;
@@ -160,6 +165,7 @@ struct RankReport {
   uint64_t on_mem_edges = 0, edge_cache_bytes = 0, dram_budget = 0, disk_bytes = 0, bytes_read = 0;
   int build_passes = 0;  // ranges built, each from its bucket of the received rows (0: reused)
   uint64_t build_bucket_bytes = 0;  // the received rows as written to its buckets (0: reused)
+  RankBuildSeconds build_seconds;   // its build's phases (zeros: reused)
   std::string cache_source;         // its edge cache's: "csr", "build" (the prefixes kept as it wrote its rows), "mapping"
   uint64_t cache_prefixes_written = 0;  // those prefixes' bytes (0: none kept)
 };

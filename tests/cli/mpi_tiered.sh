@@ -31,6 +31,10 @@ assert sum(r["bytes_read"] for r in ranks) > 0 and j["bytes_read"] > 0
 # rows) from each; the buckets coded below the 8 bytes an entry of the pairs
 assert all(r["build_passes"] >= 1 for r in ranks) and (p > 2 or max(r["build_passes"] for r in ranks) > 1), ranks
 assert all(0 < r["build_bucket_bytes"] < 8 * r["directed_edges"] for r in ranks), ranks
+# each rank's build by phase, as one process's csr_build_phase_seconds
+assert all(sorted(r["build_phase_seconds"]) == ["distribute", "fill", "sort", "write"] for r in ranks), ranks
+assert all(min(r["build_phase_seconds"].values()) >= 0 and r["build_phase_seconds"]["distribute"] > 0
+           and r["build_phase_seconds"]["fill"] > 0 for r in ranks), ranks
 # this budget's cache holds over half of each rank's rows: read back from them, no prefixes kept as they were written
 assert j["cache_source"] == "csr" and all(r["cache_source"] == "csr" and r["cache_prefixes_written"] == 0 for r in ranks)
 PY
@@ -54,7 +58,7 @@ expect "out-of-core reused: exit 0" test $? -eq 0
 expect "out-of-core reused: same as one process" same_searches "$tmp/one-g.json" "$tmp/ooc-again.json"
 expect "out-of-core reused: every rank's rows, no buckets" python3 -c "
 import json; j = json.load(open('$tmp/ooc-again.json'))
-assert all(r['rows_reused'] and r['build_bucket_bytes'] == 0 for r in j['mpi']['ranks'])
+assert all(r['rows_reused'] and r['build_bucket_bytes'] == 0 and r['build_phase_seconds'] is None for r in j['mpi']['ranks'])
 assert j['cache_source'] == 'csr' and all(r['cache_source'] == 'csr' and r['cache_prefixes_written'] == 0 for r in j['mpi']['ranks'])"
 # Hubs (--hub-degree): each rank keeps its lists of at least that many entries whole in DRAM, the others only on
 # storage (K = 0): the same searches, fewer bytes read than with no cache; a budget that cannot hold a rank's hubs
