@@ -113,7 +113,7 @@ struct TupleShare {
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t c = c0; c < c1; ++c)
           error.run([&] {
-            const uint64_t at = (c - c0) * source.chunk_edges();
+            const uint64_t at = (c - c0) * chunk;
             buffer.to = edges.data() + at;  // read in place where the source can
             std::span<const Edge> part;
             if constexpr (kWeights) {
@@ -122,7 +122,7 @@ struct TupleShare {
             } else {
               part = source.read_chunk(c, buffer);
             }
-            if (part.data() != buffer.to) std::copy(part.begin(), part.end(), edges.begin() + at);
+            if (part.data() != buffer.to) std::copy(part.begin(), part.end(), buffer.to);
             got[c - c0] = part.size();
           });
       }

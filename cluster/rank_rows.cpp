@@ -72,28 +72,30 @@ int RankRows<Id, Entry>::write_from(const std::string& dir, DistGraph<Id>& g, Ro
   writer.reserve_part(0, raw.back());
   NumaArray<uint64_t> offsets(g.local_count() + 1);
   uint64_t write = 0;
+  RankBuildSeconds& seconds = report.build_seconds;
+  double clock = omp_get_wtime();  // each phase's time as the one-process build takes it (build_csr_files)
+  auto lap = [&clock] { const double t = omp_get_wtime(); return t - std::exchange(clock, t); };
   for (size_t k = 0; k < spill.ranges(); ++k) {
     const uint64_t i0 = spill.bounds[k], i1 = spill.bounds[k + 1];
     NumaArray<Entry> rows(raw[i1] - raw[i0]);
     std::vector<uint64_t> cursor(raw.begin() + i0, raw.begin() + i1);
-    const double t0 = omp_get_wtime();
+    lap();
     spill.buckets.fill(k, cursor.data(), rows.data(), raw[i0], [](size_t) {});
-    report.fill_seconds += omp_get_wtime() - t0;
+    seconds.fill += lap();
     const uint64_t kept = sort_and_append<Id>(rows.data(), raw.data() + i0, i1 - i0, g.n, writer, 0,
                                               [&](uint64_t i, uint64_t start, uint64_t) { offsets[i0 + i] = write + start; },
                                               [&](Entry* first, uint64_t count) { to_distributed_ids<Id>(first, count, g.part); },
-                                              report.sort_seconds, report.write_seconds);
+                                              seconds.sort, seconds.write);
     offsets[i1] = write + kept;  // the range's end, as the next range's sets it
-    const double t1 = omp_get_wtime();
+    lap();
     if (prefixes) prefixes->append(rows.data(), offsets.data() + i0, i1 - i0);
-    report.write_seconds += omp_get_wtime() - t1;
+    seconds.write += lap();
     write += kept;
   }
-  const double t2 = omp_get_wtime();
   if (prefixes) prefixes->finish();
   g.local_entries = write;
   finish_writer(writer, g, offsets, omp_get_wtime() - started);
-  report.write_seconds += omp_get_wtime() - t2;
+  seconds.write += lap();
   return int(spill.ranges());
 }
 

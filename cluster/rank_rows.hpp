@@ -23,6 +23,7 @@
 #include "engine/prefix_stage.hpp"
 #include "engine/topology.hpp"
 #include "core/error.hpp"
+#include "driver/run_result.hpp"
 #include "storage/csr_files.hpp"
 #include "storage/pmem_map.hpp"
 #include "storage/uring_reader.hpp"
@@ -32,9 +33,10 @@ namespace strata {
 struct RankRowsReport {
   std::string dir;
   bool reused = false;
-  // A build's phases on this rank, as one process reports its CSR's (0 where reused): the received rows distributed
-  // to its buckets, each range filled from its bucket, sorted, and written (beyond the sort, which it runs behind).
-  double distribute_seconds = 0, fill_seconds = 0, sort_seconds = 0, write_seconds = 0;
+  // A build's phases on this rank, as one process reports its CSR's (zeros where reused): the received rows
+  // distributed to its buckets, each range filled from its bucket, sorted, and written (beyond the sort, which it
+  // runs behind).
+  RankBuildSeconds build_seconds;
   double load_seconds = 0;
   double stored_build_seconds = 0;  // how long the build that wrote the rows took
   uint64_t disk_bytes = 0;
@@ -109,8 +111,8 @@ class RankRows {
   // Writes g's rows (offsets, entries, labels and raw degrees) to dir from the received raw rows, each range of
   // lists built in DRAM from its own bucket (then handed back), replacing nothing: a directory already there is
   // refused (the caller reuses or reports it). Each list's prefix goes to *prefixes too where given (the edge
-  // cache's, engine/prefix_stage.hpp). Sets g's entries and the report's fill, sort and write seconds; returns the
-  // ranges built.
+  // cache's, engine/prefix_stage.hpp). Sets g's entries and the fill, sort and write of the report's build_seconds;
+  // returns the ranges built.
   static int write_from(const std::string& dir, DistGraph<Id>& g, RowBuckets<Id, Entry>& spill, uint64_t graph_hash,
                         int scale, double started, bool pmem, RankRowsReport& report, PrefixStage* prefixes = nullptr);
 

@@ -264,7 +264,7 @@ RankRowsReport build_rows(DistGraph<Id>& g, LabelMap<Id>& label, const TupleShar
   });
   if (!spill) return made;
   spill->buckets.finish();
-  made.distribute_seconds = now() - d0;
+  made.build_seconds.distribute = now() - d0;
   made.bucket_bytes = spill->buckets.written_bytes();
   build.raw_entries = raw_entries;
   made.build_passes = Rows::write_from(made.dir, g, *spill, graph_hash, share.source.spec().scale, t0, at.dax, made,
@@ -289,9 +289,7 @@ void load_rows(std::optional<RankRows<Id, Entry>>& rows, const RankRowsReport& m
   });
   staged.reset();
   rows->report().reused = made.reused;
-  for (auto phase : {&RankRowsReport::distribute_seconds, &RankRowsReport::fill_seconds, &RankRowsReport::sort_seconds,
-                     &RankRowsReport::write_seconds})
-    rows->report().*phase = made.*phase;
+  rows->report().build_seconds = made.build_seconds;
   rows->report().build_passes = made.build_passes;
   rows->report().bucket_bytes = made.bucket_bytes;
 }
@@ -393,7 +391,7 @@ void describe_rows(RunResult& r, RankReport& mine, const RunConfig& cfg, const T
   mine.disk_bytes = rr.disk_bytes;
   mine.build_passes = rr.build_passes;
   mine.build_bucket_bytes = rr.bucket_bytes;
-  mine.build_seconds = {rr.distribute_seconds, rr.fill_seconds, rr.sort_seconds, rr.write_seconds};
+  mine.build_seconds = rr.build_seconds;
   mine.bytes_read = totals.bytes_read;
   r.placement.on_mem_edges = rr.k;
   r.placement.hub_degree = cfg.place.hub_degree;
