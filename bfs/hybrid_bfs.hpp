@@ -66,19 +66,11 @@ class HybridBfs final : public GraphSearch<Id> {
       next_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
     }
     claim_ = std::vector<std::atomic<uint64_t>>(k);
-    active_ = active_vertices(g);
+    active_ = listed_vertices(g);
     vertices_ = claims_.sum(g.n);
     edges_ = claims_.sum(g.directed_edges());
     ids_ = claims_.ids(g.n);
     if constexpr (requires { source_.limit_ids(ids_); }) source_.limit_ids(ids_);
-  }
-
-  // Ids are ordered by degree, so vertices with no edge form a tail that bottom-up never needs to visit (and
-  // out-of-core reads end at the last vertex with an edge).
-  static uint64_t active_vertices(const Csr<Id>& g) {
-    uint64_t a = g.n;
-    while (a > 0 && g.degree(a - 1) == 0) --a;
-    return a;
   }
 
   // Searches from internal vertex `root`; writes parent_out[input label] = parent's input label (root: itself,
@@ -135,7 +127,7 @@ class HybridBfs final : public GraphSearch<Id> {
   uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < g_.n; ++v) sum += parent_[v] != kNoVertex<Id> ? g_.raw_degree(v) : 0;
+    for (uint64_t v = 0; v < active_; ++v) sum += parent_[v] != kNoVertex<Id> ? g_.raw_degree(v) : 0;
     return sum;
   }
 

@@ -95,6 +95,17 @@ inline uint64_t light_part(const float* ws, uint64_t len, float light_below) {
   return k;
 }
 
+// Vertices [listed_vertices(g), n) have no list. Ids are ordered by degree, so these are every vertex without one
+// (over half the vertices from SCALE 26): bottom-up never visits them, out-of-core reads end before them, and a
+// search's nedge sums the reached raw degrees before them (a vertex without a list has raw degree 0: a duplicate
+// needs an entry, and self-loops do not count).
+template <class Id>
+uint64_t listed_vertices(const Csr<Id>& g) {
+  uint64_t a = g.n;
+  while (a > 0 && g.degree(a - 1) == 0) --a;
+  return a;
+}
+
 // Internal ids of the given input labels, in one parallel pass over an internal-to-input map (for roots, not
 // hot paths); kNoVertex for a label the map does not hold.
 template <class Id>

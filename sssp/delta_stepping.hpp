@@ -119,7 +119,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
         done_(kAlongside ? g.n : 0),
         hubs_(*std::ranges::partition_point(std::views::iota(uint64_t(0), g.n),
                                             [&g](uint64_t v) { return g.degree(v) >= kExactDegree; })),
-        marks_((g.n + 63) / 64) {
+        marks_((g.n + 63) / 64), listed_(listed_vertices(g)) {
     if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
   }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
@@ -224,7 +224,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < g_.n; ++v) sum += state_[v] != kUnreached ? g_.raw_degree(v) : 0;
+    for (uint64_t v = 0; v < listed_; ++v) sum += state_[v] != kUnreached ? g_.raw_degree(v) : 0;
     return sum;
   }
 
@@ -816,6 +816,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
   buckets::Bins<Id> due_long_;  // kDefers: tails of a page or more, each read when due (not with every other)
   std::vector<uint64_t> marks_;  // keep_current's bit a vertex, clear between rounds
+  uint64_t listed_ = 0;          // vertices [listed_, n) have no list (nedge stops there)
 };
 
 }  // namespace strata

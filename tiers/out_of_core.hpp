@@ -21,7 +21,7 @@ struct OutOfCoreTier : OnStorageKernel1 {
   template <class Id, class Fn>
   static auto with_id_lists(const Adjacency<Id>& at, const PlacementSpec& spec, Fn&& fn) {
     return fn(PrefixAndReadTails<Id>(at.g, *at.cache, *at.files, spec.io, *at.parts,
-                                     HybridBfs<Id>::active_vertices(at.g)));
+                                     listed_vertices(at.g)));
   }
   // The weighted lists (kernel 3's), split light and heavy at `split`: the weighted edge cache's light-first
   // prefixes, the tails read like the id lists'.
