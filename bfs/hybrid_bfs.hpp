@@ -66,7 +66,7 @@ class HybridBfs final : public GraphSearch<Id> {
       next_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
     }
     claim_ = std::vector<std::atomic<uint64_t>>(k);
-    active_ = listed_vertices(g);
+    listed_ = listed_vertices(g);
     vertices_ = claims_.sum(g.n);
     edges_ = claims_.sum(g.directed_edges());
     ids_ = claims_.ids(g.n);
@@ -127,7 +127,7 @@ class HybridBfs final : public GraphSearch<Id> {
   uint64_t reached_raw_degree_sum() const override {
     uint64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < active_; ++v) sum += parent_[v] != kNoVertex<Id> ? g_.raw_degree(v) : 0;
+    for (uint64_t v = 0; v < listed_; ++v) sum += parent_[v] != kNoVertex<Id> ? g_.raw_degree(v) : 0;
     return sum;
   }
 
@@ -317,7 +317,7 @@ class HybridBfs final : public GraphSearch<Id> {
     uint64_t awake = 0, examined = 0;
     for (; w < w_end; ++w) {
       uint64_t bits = 0, deferred_bits = 0;
-      const uint64_t v_end = std::min(active_, w * 64 + 64);
+      const uint64_t v_end = std::min(listed_, w * 64 + 64);
       if (w * 64 >= v_end) {
         next[w] = 0;
         if constexpr (Source::kDefers) deferred[w] = 0;
@@ -433,7 +433,7 @@ class HybridBfs final : public GraphSearch<Id> {
   NumaArray<Id> parent_;                   // internal ids
   Bitmap front_, next_;                    // the frontier and the next, both directions
   std::vector<std::atomic<uint64_t>> claim_;
-  uint64_t active_ = 0;                    // vertices [active_, n) have no edges
+  uint64_t listed_ = 0;                    // vertices [listed_, n) have no list (listed_vertices)
   LevelIo level_io_;                       // this level's storage traffic (out-of-core and DAX)
 };
 

@@ -4,7 +4,6 @@
 #pragma once
 #include <utility>
 
-#include "bfs/hybrid_bfs.hpp"
 #include "bfs/neighbour_sources.hpp"
 #include "engine/adjacency.hpp"
 #include "engine/tier.hpp"
