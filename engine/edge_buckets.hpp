@@ -180,17 +180,24 @@ class EdgeBuckets {
 
   // Bucket k's entries scattered into their lists: entry e of list bucket_first(k) + r goes to out[cursor[r]++ -
   // base] (cursors from the bucket's first list); a batch's cursor misses, then its writes' misses, started
-  // together. on_batch(entries) after each batch (progress). The bucket is handed back after.
+  // together. A block is sorted by row, so a row's entries in a batch are one run: one locked add a run, not an
+  // entry (a hub's runs are long), and the run written in order. on_batch(entries) after each batch (progress).
+  // The bucket is handed back after.
   template <class OnBatch>
   void fill(size_t k, uint64_t* cursor, Entry* out, uint64_t base, OnBatch&& on_batch) {
     for_each_batch(k, [&](const uint32_t* rows, const Entry* entries, size_t count) {
+      uint32_t start[kBatch + 1];  // run j: entries [start[j], start[j + 1]), all of row rows[start[j]]
+      size_t runs = 0;
+      for (size_t i = 0; i < count; ++i)
+        if (i == 0 || rows[i] != rows[i - 1]) start[runs++] = uint32_t(i);
+      start[runs] = uint32_t(count);
       uint64_t at[kBatch];
-      for (size_t i = 0; i < count; ++i) __builtin_prefetch(cursor + rows[i], 1);
-      for (size_t i = 0; i < count; ++i) {
-        at[i] = build_detail::fetch_add(cursor[rows[i]], uint64_t(1)) - base;
-        __builtin_prefetch(out + at[i], 1);
+      for (size_t j = 0; j < runs; ++j) __builtin_prefetch(cursor + rows[start[j]], 1);
+      for (size_t j = 0; j < runs; ++j) {
+        at[j] = build_detail::fetch_add(cursor[rows[start[j]]], uint64_t(start[j + 1] - start[j])) - base;
+        __builtin_prefetch(out + at[j], 1);
       }
-      for (size_t i = 0; i < count; ++i) out[at[i]] = entries[i];
+      for (size_t j = 0; j < runs; ++j) std::copy(entries + start[j], entries + start[j + 1], out + at[j]);
       on_batch(count);
     });
   }
