@@ -182,56 +182,38 @@ CsrWriter::CsrWriter(const std::string& path, const CsrLayout& layout, bool pmem
     : dir_(path, true, kHeader), layout_(layout), pmem_(pmem), meta_(dir_.file(kMeta), O_WRONLY | O_CREAT | O_TRUNC) {
   reserved_.assign(layout_.parts(), 0);
   layout_.part_first.assign(1, 0);
-  if (!pmem_) behind_ = std::make_unique<WriteBehind>(adj_, parts_, kWriteParts);
+  block_.reserve(kCsrHashBlock);
 }
 
 void CsrWriter::reserve_part(int part, uint64_t max_entries) { reserved_.at(part) = max_entries; }
 
-void CsrWriter::close_block() {
-  hashes_.back().push_back(block_state_.digest());
-  block_state_ = Xxh3Stream();
-  block_bytes_ = 0;
+void CsrWriter::flush_block(bool last) {
+  if (block_.empty()) return;
+  if (last) block_.resize(align_up(block_.size()), 0);
+  put_block(block_.data(), block_.size());
+  block_.clear();
 }
 
-void CsrWriter::put_part() {
-  block_state_.update(filling_, filled_);
-  block_bytes_ += filled_;
-  if (block_bytes_ == kCsrHashBlock) close_block();
+void CsrWriter::put_block(const char* data, uint64_t bytes) {
+  hashes_.back().push_back(xxh3(data, bytes));
   if (pmem_) {
-    mapped_.write_persist(written_, filling_, filled_);
+    mapped_.write_persist(mapped_at_, data, bytes);
+    mapped_at_ += bytes;
   } else {
-    behind_->write(h_, written_, 0, filled_);
-    behind_->start(h_);
+    adj_.write_all(data, bytes);
   }
-  written_ += filled_;
-  filling_ = nullptr;
-  filled_ = 0;
-  h_ = (h_ + 1) % kWriteParts;
 }
-
-namespace {
-// A partition's adjacency file, for direct writes where the filesystem takes them (tried with one page: some
-// accept O_DIRECT at open and refuse the write), else buffered.
-File open_for_direct_writes(const std::string& path) {
-  try {
-    File f(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT);
-    AlignedBuffer page(kDirectAlign);
-    std::memset(page.data(), 0, kDirectAlign);
-    if (::pwrite(f.fd(), page.data(), kDirectAlign, 0) == ssize_t(kDirectAlign) && ::ftruncate(f.fd(), 0) == 0) return f;
-  } catch (const Error&) {
-  }
-  return File(path, O_WRONLY | O_CREAT | O_TRUNC);
-}
-}  // namespace
 
 void CsrWriter::open_part(int part) {
   part_ = part;
-  const std::string path = dir_.file(CsrFiles::adj_name(part));
-  if (pmem_) mapped_ = PmemMapping::create(path, align_up(reserved_[part] * layout_.entry_bytes()));
-  else adj_ = open_for_direct_writes(path);
+  if (pmem_) {
+    mapped_ = PmemMapping::create(dir_.file(CsrFiles::adj_name(part)), align_up(reserved_[part] * layout_.entry_bytes()));
+    mapped_at_ = 0;
+  } else {
+    adj_ = File(dir_.file(CsrFiles::adj_name(part)), O_WRONLY | O_CREAT | O_TRUNC);
+  }
   hashes_.emplace_back();
   part_entries_ = 0;
-  written_ = 0;
 }
 
 void CsrWriter::append(int part, const void* ids, uint64_t count) {
@@ -244,31 +226,29 @@ void CsrWriter::append(int part, const void* ids, uint64_t count) {
   uint64_t bytes = count * layout_.entry_bytes();
   part_entries_ += count;
   while (bytes > 0) {
-    if (!filling_) filling_ = pmem_ ? parts_.data() + h_ * kPartBytes : behind_->fill(h_);
-    const uint64_t take = std::min(bytes, kPartBytes - filled_);
-    std::memcpy(filling_ + filled_, p, take);
-    filled_ += take;
+    if (block_.empty() && bytes >= kCsrHashBlock) {  // a whole block: hashed and written from the caller's memory
+      put_block(p, kCsrHashBlock);
+      p += kCsrHashBlock;
+      bytes -= kCsrHashBlock;
+      continue;
+    }
+    const uint64_t take = std::min<uint64_t>(bytes, kCsrHashBlock - block_.size());
+    block_.insert(block_.end(), p, p + take);
     p += take;
     bytes -= take;
-    if (filled_ == kPartBytes) put_part();
+    if (block_.size() == kCsrHashBlock) flush_block(false);
   }
 }
 
 void CsrWriter::finish_part(int part) {
   if (part != part_ || (pmem_ ? mapped_.data() == nullptr : adj_.fd() < 0)) return;
-  if (filled_ > 0) {  // the last part padded with zeros to the direct I/O unit
-    std::memset(filling_ + filled_, 0, align_up(filled_) - filled_);
-    filled_ = align_up(filled_);
-    put_part();
-  }
-  if (block_bytes_ > 0) close_block();  // the last block, shorter than the others
+  flush_block(true);
   if (pmem_) {  // the data is durable; the file is cut to what was written and its size made durable
     mapped_.unmap();
     File f(dir_.file(CsrFiles::adj_name(part)), O_RDWR);
-    if (::ftruncate(f.fd(), off_t(written_)) != 0) throw Error(errno_message("cannot truncate " + f.path(), errno));
+    if (::ftruncate(f.fd(), off_t(mapped_at_)) != 0) throw Error(errno_message("cannot truncate " + f.path(), errno));
     f.sync();
   } else {
-    behind_->finish();  // every write done (an error is thrown here), then the size made durable
     adj_.sync();
     adj_.close();
   }

@@ -26,8 +26,6 @@
 #include "storage/file.hpp"
 #include "storage/hash.hpp"
 #include "storage/pmem_map.hpp"
-#include "storage/spill_file.hpp"
-#include "storage/write_behind.hpp"
 
 namespace strata {
 
@@ -109,8 +107,8 @@ class CsrWriter {
   const CsrLayout& layout() const { return layout_; }
 
  private:
-  void put_part();     // the part being filled hashed into its block, then written behind (pmem: persisted)
-  void close_block();  // the hash block's digest kept
+  void flush_block(bool last);
+  void put_block(const char* data, uint64_t bytes);  // hashed, then written (pmem: persisted)
   void open_part(int part);
 
   AtomicDir dir_;
@@ -118,22 +116,11 @@ class CsrWriter {
   bool pmem_;
   File adj_, meta_;
   PmemMapping mapped_;          // pmem: the partition file being written
+  uint64_t mapped_at_ = 0;
   std::vector<uint64_t> reserved_;
   int part_ = -1;
+  std::vector<char> block_;  // the adjacency block being filled (hashed when full)
   uint64_t part_entries_ = 0;
-  // The adjacency is written from kWriteParts aligned parts of one hash block, each written behind while the next
-  // fills, direct where the filesystem takes it: 34 GB at SCALE 28 went through the page cache, copied there on
-  // the cores that sort (a cgroup cap counts that cache too). The parts hold what the one buffered block held.
-  static constexpr size_t kWriteParts = 4;
-  static constexpr uint64_t kPartBytes = kCsrHashBlock / kWriteParts;
-  AlignedBuffer parts_{kCsrHashBlock};
-  std::unique_ptr<WriteBehind> behind_;  // after adj_ and parts_: its writes are waited for before they go
-  size_t h_ = 0;               // the part being filled
-  char* filling_ = nullptr;    // its memory, once taken
-  uint64_t filled_ = 0;        // its bytes
-  uint64_t written_ = 0;       // the partition file's bytes handed to writes
-  Xxh3Stream block_state_;     // the hash block being written: its parts so far
-  uint64_t block_bytes_ = 0;
   std::vector<std::vector<uint64_t>> hashes_;
   uint64_t meta_written_ = 0;
   Xxh3Stream meta_state_;  // of meta.bin, as it is written

@@ -62,19 +62,6 @@ void File::write_all(const void* data, size_t bytes) {
   }
 }
 
-void File::pwrite_all(const void* data, size_t bytes, uint64_t offset) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    ssize_t n = ::pwrite(fd_, p, bytes, off_t(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(errno_message("cannot write " + path_, errno));
-    if (n == 0) throw Error("cannot write " + path_ + ": no progress (device full?)");
-    p += n;
-    bytes -= size_t(n);
-    offset += uint64_t(n);
-  }
-}
-
 void File::pread_all(void* data, size_t bytes, uint64_t offset) const {
   char* p = static_cast<char*>(data);
   while (bytes > 0) {

@@ -22,7 +22,6 @@ class File {
   const std::string& path() const { return path_; }
   uint64_t size() const;
   void write_all(const void* data, size_t bytes);
-  void pwrite_all(const void* data, size_t bytes, uint64_t offset);  // a full device is an error naming the file
   void pread_all(void* data, size_t bytes, uint64_t offset) const;  // a short file is an error
   void sync();
   void close();

@@ -1,16 +1,12 @@
-// Writes to a file behind the computation that makes them: a buffer in parts, each filled, then written (a list
-// of pieces) by a task of its own while the next part is filled; a part is filled again once its writes are done.
-// Validation's spill and kernel 1's tuple buckets (scratch files), and the on-disk CSR's adjacency: on a 2-core
-// machine a write the computing thread waits for is a core idle (the buckets' distribution at SCALE 26 took 3-5 s
-// less with no writes at all). The writes are direct where the file is: aligned buffer, offsets and lengths.
+// Writes to a scratch file behind the computation that makes them: a buffer in parts, each filled, then written
+// (a list of pieces) by a task of its own while the next part is filled; a part is filled again once its writes
+// are done. Validation's spill and kernel 1's tuple buckets: on a 2-core machine a write the computing thread
+// waits for is a core idle (the buckets' distribution at SCALE 26 took 3-5 s less with no writes at all).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <future>
-#include <utility>
 #include <vector>
 
-#include "storage/file.hpp"
 #include "storage/spill_file.hpp"
 
 namespace strata {
@@ -19,9 +15,7 @@ namespace strata {
 class WriteBehind {
  public:
   WriteBehind(SpillFile& file, AlignedBuffer& buffer, size_t parts)
-      : WriteBehind([&file](uint64_t at, const char* data, uint64_t bytes) { file.write(at, data, bytes); }, buffer, parts) {}
-  WriteBehind(File& file, AlignedBuffer& buffer, size_t parts)
-      : WriteBehind([&file](uint64_t at, const char* data, uint64_t bytes) { file.pwrite_all(data, bytes, at); }, buffer, parts) {}
+      : file_(file), buffer_(buffer), pieces_(parts), writing_(parts) {}
   WriteBehind(const WriteBehind&) = delete;
   WriteBehind& operator=(const WriteBehind&) = delete;
   ~WriteBehind() {
@@ -39,7 +33,7 @@ class WriteBehind {
   void write(size_t h, uint64_t at, uint64_t from, uint64_t bytes) { pieces_[h].push_back({at, from, bytes}); }
   void start(size_t h) {
     writing_[h] = std::async(std::launch::async, [this, h] {
-      for (const Piece& p : pieces_[h]) write_(p.at, buffer_.data() + uint64_t(h) * part_bytes() + p.from, p.bytes);
+      for (const Piece& p : pieces_[h]) file_.write(p.at, buffer_.data() + uint64_t(h) * part_bytes() + p.from, p.bytes);
     });
   }
   void finish() {
@@ -48,13 +42,10 @@ class WriteBehind {
   }
 
  private:
-  using Write = std::function<void(uint64_t at, const char* data, uint64_t bytes)>;
-  WriteBehind(Write write, AlignedBuffer& buffer, size_t parts)
-      : write_(std::move(write)), buffer_(buffer), pieces_(parts), writing_(parts) {}
   struct Piece {
     uint64_t at, from, bytes;
   };
-  Write write_;
+  SpillFile& file_;
   AlignedBuffer& buffer_;
   std::vector<std::vector<Piece>> pieces_;
   std::vector<std::future<void>> writing_;

@@ -369,52 +369,46 @@ TEST(CsrFiles, FailedAppendBehindTheSortIsAnErrorNamingTheFile) {
   EXPECT_NE(error.find(tmp / "csr"), std::string::npos) << error;
 }
 
-// The writer copies appends into its parts (a quarter of a checksum block each), each written behind while the
-// next fills (CsrWriter::append): appends shorter and longer than a part and a block, starting on and off their
-// starts, a partition that ends on a part's end, one that ends on a block's end and an empty one read back equal,
-// every block's checksum checked.
-TEST(CsrFiles, AppendsOfAnySizeReadBackCheckedAcrossPartsAndBlocks) {
+// Appends of whole checksum blocks are hashed and written straight from the caller's memory (CsrWriter::append),
+// the rest copied into the writer's block: appends that start on and off a block's start, shorter and longer
+// than a block, read back equal, every block's checksum checked.
+TEST(CsrFiles, WholeBlocksWrittenFromTheCallersMemoryReadBackChecked) {
   TempDir tmp;
-  const uint64_t block = kCsrHashBlock / sizeof(uint32_t), part = block / 4, n = uint64_t(1) << 20;
-  // Partition 0: 100 entries, the rest of part 0, 2.5 blocks, then 1000 entries. Partition 1: up to a part's end
-  // (a block and a part). Partition 2: empty. Partition 3: two whole blocks, in one append.
-  const std::vector<std::vector<uint64_t>> appends = {{100, part - 100, block * 5 / 2, 1000}, {block, part}, {}, {2 * block}};
-  const uint64_t parts = appends.size();
+  const uint64_t block = kCsrHashBlock / sizeof(uint32_t), n = uint64_t(1) << 20;
+  // 100 entries (the block begun), the rest of block 0 (copied), 2.5 blocks from a block's start (two written
+  // from the caller's memory, half a block copied), then 1000 entries.
+  const std::vector<uint64_t> appends = {100, block - 100, block * 5 / 2, 1000};
   std::vector<uint32_t> entries;
-  for (const auto& in_part : appends)
-    for (uint64_t count : in_part)
-      for (uint64_t i = 0; i < count; ++i) entries.push_back(uint32_t((entries.size() * 2654435761u) % n));
+  for (uint64_t count : appends)
+    for (uint64_t i = 0; i < count; ++i) entries.push_back(uint32_t((entries.size() * 2654435761u) % n));
   CsrLayout layout;
   layout.graph_hash = 0x5eed;
   layout.scale = 20;
   layout.id_bytes = 4;
   layout.n = n;
-  layout.bounds = {0, 4, 6, 7, n};  // a list an append, the rest empty
+  layout.bounds = {0, n};
   const std::string path = tmp / "csr";
   {
     CsrWriter writer(path, layout);
+    writer.reserve_part(0, entries.size());
     NumaArray<uint64_t> offsets(n + 1);
-    uint64_t at = 0, v = 0;
-    for (uint64_t p = 0; p < parts; ++p) {
-      for (uint64_t count : appends[p]) {
-        offsets[v++] = at;
-        writer.append(int(p), entries.data() + at, count);
-        at += count;
+    uint64_t at = 0;
+    for (uint64_t v = 0; v <= n; ++v) {
+      offsets[v] = at;
+      if (v < appends.size()) {
+        writer.append(0, entries.data() + at, appends[v]);
+        at += appends[v];
       }
-      while (v < layout.bounds[p + 1]) offsets[v++] = at;
-      writer.finish_part(int(p));
     }
-    while (v <= n) offsets[v++] = at;
+    writer.finish_part(0);
     writer.write_meta(offsets.data(), (n + 1) * sizeof(uint64_t));
     NumaArray<uint32_t> to_input(n);
     NumaArray<uint8_t> duplicates(n);
-    for (uint64_t u = 0; u < n; ++u) to_input[u] = uint32_t(u), duplicates[u] = 0;
+    for (uint64_t v = 0; v < n; ++v) to_input[v] = uint32_t(v), duplicates[v] = 0;
     write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), n, {});
     writer.commit(0);
   }
   const CsrFiles files = CsrFiles::open(path, 0x5eed, 20);
-  ASSERT_EQ(files.layout().adj_file_bytes(1), (block + part) * sizeof(uint32_t));
-  ASSERT_EQ(files.layout().adj_file_bytes(2), 0u);
   const Csr<uint32_t> g = load_csr_meta<uint32_t>(files);
   ASSERT_EQ(max_degree(g), block * 5 / 2);
   const EdgeCache<uint32_t> all = load_edge_cache(g, files, max_degree(g), kNoHubs);
