@@ -493,6 +493,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());
+  if (std::string w = fewer_roots_warning(roots.size(), cfg.roots); !w.empty()) r.measurement_warnings.push_back(w);
 }
 
 // What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's

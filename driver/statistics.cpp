@@ -159,4 +159,11 @@ std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& s
   return w;
 }
 
+std::string fewer_roots_warning(size_t found, int asked) {
+  if (found >= size_t(std::max(asked, 0))) return "";
+  return fmt::format("{} searches, not the {} asked: the reference's 2N root draws found no more vertices with an "
+                     "edge",
+                     found, asked);
+}
+
 }  // namespace strata

@@ -53,4 +53,8 @@ class BusyCpuSampler {
 std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& searches, double busy_at_start,
                                               int threads);
 
+// The sentence for a run that searched fewer roots than asked (found < asked), else "": the reference's root
+// draws stop after 2N, so a small graph may not give them all.
+std::string fewer_roots_warning(size_t found, int asked);
+
 }  // namespace strata

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "generators/mrg.hpp"
@@ -93,13 +94,16 @@ class Kronecker {
   uint64_t val0_, val1_;
 };
 
-// The reference's search roots: up to `count` distinct vertices with a non-self-loop edge, in order.
-// has_edge(v) says whether vertex v (input label) has an edge other than self-loops.
+// The reference's search roots: up to `count` distinct vertices with a non-self-loop edge, in order (fewer
+// where its 2N draws find no more). has_edge(v) says whether vertex v (input label) has an edge other than
+// self-loops. A draw is checked against the roots so far in a hash set, not a scan: 100,000 roots at SCALE 20
+// took 4.5 s with the scan, and --roots allows a million.
 template <class HasEdge>
 std::vector<uint64_t> search_roots(const KroneckerSpec& spec, int count, HasEdge&& has_edge) {
   const uint64_t n = spec.vertex_count();
   const MrgState seed = mrg_seed(spec.seed1, spec.seed2);
   std::vector<uint64_t> roots;
+  std::unordered_set<uint64_t> chosen;
   uint64_t counter = 0;
   while (int(roots.size()) < count && counter <= 2 * n) {
     MrgState s = mrg_skip(seed, 2, 0, 2 * counter);
@@ -107,9 +111,7 @@ std::vector<uint64_t> search_roots(const KroneckerSpec& spec, int count, HasEdge
     double d1 = s.next_double();
     uint64_t root = uint64_t(int64_t((d0 + d1) * double(n)) % int64_t(n));
     counter += 2;
-    bool duplicate = false;
-    for (uint64_t r : roots) duplicate |= (r == root);
-    if (!duplicate && has_edge(root)) roots.push_back(root);
+    if (!chosen.contains(root) && has_edge(root)) roots.push_back(root), chosen.insert(root);
   }
   return roots;
 }

@@ -66,6 +66,23 @@ TEST_P(GeneratorVectors, DigestFirstEdgesAndRootsMatchReference) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(roots[i], t.roots[i]) << "root " << i;
 }
 
+// More roots asked than 2N draws find: each found one once, each with an edge, and a shorter request is a prefix
+// of a longer one. 440 is what the draws give here (the scan the hash set replaced gave the same 440).
+TEST(SearchRoots, DistinctRootsWithAnEdgeUntilTheDrawsEnd) {
+  KroneckerSpec spec;
+  spec.scale = 10;
+  auto has_edge = [](uint64_t v) { return v % 3 != 0; };
+  const std::vector<uint64_t> all = search_roots(spec, 2000, has_edge);
+  ASSERT_EQ(all.size(), 440u);
+  std::vector<uint64_t> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "a root chosen twice";
+  for (uint64_t r : all) EXPECT_TRUE(has_edge(r)) << r;
+  const std::vector<uint64_t> some = search_roots(spec, 100, has_edge);
+  ASSERT_EQ(some.size(), 100u);
+  EXPECT_TRUE(std::equal(some.begin(), some.end(), all.begin()));
+}
+
 // Named "Scale10Seeds2_3" and so on: ctest then lists what each case is, not a byte dump of the struct.
 INSTANTIATE_TEST_SUITE_P(Reference301, GeneratorVectors, ::testing::ValuesIn(kVectors),
                          [](const ::testing::TestParamInfo<Vector>& param) {

@@ -40,6 +40,13 @@ TEST(MeasurementWarnings, BusyCpusAtStartAreFlagged) {
   EXPECT_TRUE(measurement_warnings(searches({{100, 1.0}}), 0.2, 2).empty());
 }
 
+TEST(MeasurementWarnings, FewerRootsThanAskedAreFlagged) {
+  EXPECT_EQ(fewer_roots_warning(64, 64), "");
+  EXPECT_EQ(fewer_roots_warning(64, 8), "");
+  const std::string w = fewer_roots_warning(80, 1000);
+  EXPECT_EQ(w.rfind("80 searches, not the 1000 asked: ", 0), 0u) << w;
+}
+
 // A real busy process is seen; a quiet machine is not flagged (skipped where the machine is not quiet).
 TEST(MeasurementWarnings, BusyCpusSeesASpinningChild) {
   const double before = busy_cpus(0.2);

@@ -105,8 +105,11 @@ mpi $P run --scale 10 --placement out-of-core --roots 2 >/dev/null 2>"$tmp/nodir
 expect "out-of-core without a graph directory refused" grep -q "out-of-core under mpirun .* needs a graph directory" "$tmp/nodir.err"
 mpi $P run --scale 10 --roots 2 --rank-dir "$tmp/x" >/dev/null 2>"$tmp/rd.err"
 expect "--rank-dir with in-core refused" grep -q "rank-dir holds each rank's rows for --placement out-of-core or dax" "$tmp/rd.err"
-mpi $P run --scale 10 --roots 4 --threads 1 --interleave --json "$tmp/il.json" >/dev/null 2>&1
+# (With more roots asked than the draws find at SCALE 7: 80 searches, and the warning, as one process gives.)
+mpi $P run --scale 7 --roots 1000 --threads 1 --interleave --json "$tmp/il.json" >"$tmp/il.txt" 2>&1
 expect "--interleave: the ranks' rows interleaved, exit 0" test $? -eq 0
+expect "fewer roots than asked: 80 searches validated, the warning" \
+  grep -q "^summary: SCALE 7, in-core, 80 of 80 searches validated, .*; warning: 80 searches, not the 1000 asked" "$tmp/il.txt"
 mpi 3 run --scale 10 --roots 2 --mem-nodes 77 >/dev/null 2>"$tmp/mn.err"
 expect "--mem-nodes with a node the machine lacks: refused once" test "$(grep -c "strata: error:.*77" "$tmp/mn.err")" -eq 1
 mpi $P run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"

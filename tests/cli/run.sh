@@ -24,6 +24,14 @@ assert j["placement"] == "in-core" and j["nbfs"] == 8 and j["scale"] == 9 and j[
 for s in j["searches"]:
     assert set(["root", "time", "nedge", "teps", "validate_time", "valid"]) <= set(s) and s["valid"] is True
 PY
+# More roots asked than the reference's draws find (SCALE 7: 80): each found one searched and validated, and the
+# summary and JSON say so.
+"$strata" run --scale 7 --roots 1000 --json "$tmp/few.json" >"$tmp/few.txt" 2>/dev/null
+expect "fewer roots: exit 0, each searched and validated" grep -q "^summary: SCALE 7, in-core, 80 of 80 searches validated" "$tmp/few.txt"
+expect "fewer roots: the summary's warning" grep -q "; warning: 80 searches, not the 1000 asked: the reference's 2N root draws" "$tmp/few.txt"
+expect "fewer roots: json nbfs and the warning" python3 -c "
+import json; j = json.load(open('$tmp/few.json')); assert j['nbfs'] == 80 and len(j['searches']) == 80
+assert any(w.startswith('80 searches, not the 1000 asked') for w in j['measurement_warnings']), j['measurement_warnings']"
 "$strata" run --scale 10 --roots 3 --trace >/dev/null 2>"$tmp/trace.txt"
 expect "trace lines" grep -qE "^trace: search 0 root 458 level 0 top-down frontier 1 edges [0-9]+ time" "$tmp/trace.txt"
 
