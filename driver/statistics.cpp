@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "validate/stats.hpp"
 
@@ -164,6 +165,13 @@ std::string fewer_roots_warning(size_t found, int asked) {
   return fmt::format("{} searches, not the {} asked: the reference's 2N root draws found no more vertices with an "
                      "edge",
                      found, asked);
+}
+
+std::vector<std::string> run_warnings(const std::vector<SearchRecord>& searches, double busy_at_start, int threads,
+                                      size_t roots, int asked) {
+  std::vector<std::string> w = measurement_warnings(searches, busy_at_start, threads);
+  if (std::string few = fewer_roots_warning(roots, asked); !few.empty()) w.push_back(std::move(few));
+  return w;
 }
 
 }  // namespace strata
