@@ -494,7 +494,7 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());
   // No busy-CPU sample under mpirun: the node's other ranks keep its CPUs busy by design.
-  r.measurement_warnings = run_warnings(*r.timed().front().second, 0.0, r.threads, roots.size(), cfg.roots);
+  r.measurement_warnings = run_warnings(*r.timed().front().second, 0.0, r.threads, cfg.roots);
 }
 
 // What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's

@@ -106,8 +106,7 @@ void search_and_summarize(RunResult& r, const RunConfig& cfg, const Source& sour
   describe(r, pg, held, topo);
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time, r.timed());
-  r.measurement_warnings =
-      run_warnings(*r.timed().front().second, busy_at_start.value(), r.threads, roots.size(), cfg.roots);
+  r.measurement_warnings = run_warnings(*r.timed().front().second, busy_at_start.value(), r.threads, cfg.roots);
 }
 
 template <class Id>

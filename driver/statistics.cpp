@@ -168,9 +168,9 @@ std::string fewer_roots_warning(size_t found, int asked) {
 }
 
 std::vector<std::string> run_warnings(const std::vector<SearchRecord>& searches, double busy_at_start, int threads,
-                                      size_t roots, int asked) {
+                                      int asked) {
   std::vector<std::string> w = measurement_warnings(searches, busy_at_start, threads);
-  if (std::string few = fewer_roots_warning(roots, asked); !few.empty()) w.push_back(std::move(few));
+  if (std::string few = fewer_roots_warning(searches.size(), asked); !few.empty()) w.push_back(std::move(few));
   return w;
 }
 

@@ -57,8 +57,9 @@ std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& s
 // draws stop after 2N, so a small graph may not give them all.
 std::string fewer_roots_warning(size_t found, int asked);
 
-// A finished run's warnings, both backends: measurement_warnings', then fewer_roots_warning's where it has one.
+// A finished run's warnings, both backends: measurement_warnings', then fewer_roots_warning's where it has one
+// (searches: the first kernel's, one a root found; asked: --roots).
 std::vector<std::string> run_warnings(const std::vector<SearchRecord>& searches, double busy_at_start, int threads,
-                                      size_t roots, int asked);
+                                      int asked);
 
 }  // namespace strata

@@ -111,7 +111,7 @@ std::vector<uint64_t> search_roots(const KroneckerSpec& spec, int count, HasEdge
     double d1 = s.next_double();
     uint64_t root = uint64_t(int64_t((d0 + d1) * double(n)) % int64_t(n));
     counter += 2;
-    if (!chosen.contains(root) && has_edge(root)) roots.push_back(root), chosen.insert(root);
+    if (has_edge(root) && chosen.insert(root).second) roots.push_back(root);
   }
   return roots;
 }

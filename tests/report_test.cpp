@@ -46,8 +46,9 @@ TEST(MeasurementWarnings, FewerRootsThanAskedAreFlagged) {
   const std::string w = fewer_roots_warning(80, 1000);
   EXPECT_EQ(w.rfind("80 searches, not the 1000 asked: ", 0), 0u) << w;
   // A run's warnings: the measurement's, then this one.
-  EXPECT_TRUE(run_warnings(searches({{100, 1.0}}), 0.1, 2, 64, 64).empty());
-  const auto all = run_warnings(searches({{100, 1.0}}), 1.5, 2, 80, 1000);
+  EXPECT_TRUE(run_warnings(searches({{100, 1.0}}), 0.1, 2, 1).empty());
+  const std::vector<SearchRecord> eighty(80, SearchRecord{1, 1.0, 100, 0.0, true});  // 80 roots found
+  const auto all = run_warnings(eighty, 1.5, 2, 1000);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_NE(all[0].find("other processes kept 1.5 CPUs busy"), std::string::npos) << all[0];
   EXPECT_EQ(all[1], w);
