@@ -26,7 +26,7 @@ for scale in "${scales[@]}"; do
   for ((r = 0; r < runs; r++)); do
     for ((k = 0; k < ${#binaries[@]}; k++)); do
       b=$(( (k + r) % ${#binaries[@]} ))
-      rm -rf "$g"/csr-p*
+      remove_and_trim "$g"/csr-p*
       res=$(run_capped "$cap" "${binaries[$b]}" run --graph "$g" --roots 1 --no-validate --threads "$threads" \
         --placement out-of-core --dram-budget "$budget" --json /tmp/strata-k1.json 2>&1) || { echo "$res" | tail -3 >&2; exit 1; }
       peak=$(grep -E "^peak_bytes" <<<"$res" | awk '{print $2}')

@@ -37,6 +37,14 @@ ensure_graph() {
   "$strata" generate --scale "$scale" --out "$g" "$@" 2>/dev/null
 }
 
+# remove_and_trim PATH...: the paths removed from the mount and their blocks handed back to the host (fstrim: the loop device
+# punches holes in the sparse image). Without it the image keeps every block the runs ever wrote: rebuilding the
+# SCALE 28 CSR on one kept mount filled the host's 79 GB on its third build (2026-12-07).
+remove_and_trim() {
+  rm -rf "$@"
+  fstrim "$mnt" 2>/dev/null || true
+}
+
 # run_capped CAP_BYTES COMMAND...: the command inside the capped group; prints "peak_bytes" after strata's output.
 run_capped() {
   local cap=$1; shift

@@ -24,7 +24,7 @@ for scale in "${scales[@]}"; do
   for ((r = 0; r < runs; r++)); do
     for ((k = 0; k < ${#binaries[@]}; k++)); do
       b=$(( (k + r) % ${#binaries[@]} ))
-      rm -rf "$mnt/ranks"
+      remove_and_trim "$mnt/ranks"
       "${mpi[@]}" "${binaries[$b]}" run --graph "$g" --roots 4 --threads 1 --placement out-of-core \
         --dram-budget "$budget" --rank-dir "$mnt/ranks" --json /tmp/strata-mpi-k1.json >/dev/null 2>/tmp/strata-mpi-k1.err ||
         { tail -3 /tmp/strata-mpi-k1.err >&2; exit 1; }

@@ -89,7 +89,7 @@ s = sum(x["time"] for x in j["searches"])
 print(f"{int(j['SCALE'])},{j['edgefactor'] * 2 ** int(j['SCALE']):.0f},{j['graph_generation']:.2f},{j['construction_time']:.2f},"
       f"{j['csr_build_time']:.2f},{s:.2f},{j['validation_time']:.2f},{sys.argv[2]}")
 PY
-  [[ $scale != "$top" ]] && rm -rf "$g"  # the disk is sized for one flagship CSR: the smaller ones go once measured
+  [[ $scale != "$top" ]] && remove_and_trim "$g"  # the disk is sized for one flagship CSR: the smaller ones go once measured
 fi
 done
 if [[ ${GROWTH:-0} == 1 ]]; then

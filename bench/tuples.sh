@@ -27,7 +27,7 @@ for scale in "${scales[@]}"; do
     order=(stored regenerated); ((r % 2)) && order=(regenerated stored)
     for way in "${order[@]}"; do
       dir=$mnt/g$scale; [[ $way == regenerated ]] && dir=$mnt/s$scale
-      rm -rf "$mnt"/g"$scale"/csr-p* "$mnt"/s"$scale"/csr-p*  # each run builds its CSR (and the disk holds one)
+      remove_and_trim "$mnt"/g"$scale"/csr-p* "$mnt"/s"$scale"/csr-p*  # each run builds its CSR (and the disk holds one)
       out=$(run_capped "$cap" "$strata" run --graph "$dir" --roots "$roots" --threads "$threads" --placement out-of-core \
         --dram-budget "$budget" --validate-batch 1 --json /tmp/strata-bench-tuples.json 2>&1) || { echo "$out" >&2; exit 1; }
       read -r a b c d e f <<<"$(python3 - /tmp/strata-bench-tuples.json <<'PY'

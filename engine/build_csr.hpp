@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "engine/csr.hpp"
+#include "engine/label_slots.hpp"
 #include "engine/memory.hpp"
 #include "generators/kronecker.hpp"
 
@@ -39,34 +40,38 @@ inline T fetch_add(T& x, T v) {
   return std::atomic_ref<T>(x).fetch_add(v, std::memory_order_relaxed);
 }
 
-// fn(j, label[edges[j].u], label[edges[j].v]) for every edge that keep(edges[j]) accepts. The lookups are
-// random reads of an n-sized array (1 GiB at SCALE 28), so they are made apart from fn, a run of edges at a time:
-// one loop reads the accepted edges' labels into the stack, each kLabelAhead edges after its loads were started,
-// then fn takes them. Where fn's own work sat between the loads (a batch of 8 started before the last 8 were
-// used), its stores and misses left fewer label reads in flight (SCALE 26 in the flagship's regime, 5 rounds
+// fn(j, internal id of edges[j].u, of edges[j].v) for every edge whose ends' slots (su, sv) keep(su, sv) accepts;
+// label holds the internal ids by slot (engine/label_slots.hpp). The lookups are random reads of an n-sized array
+// (1 GiB at SCALE 28), so they are made apart from fn, a run of edges at a time: one loop computes the run's slots
+// (vectorized), one reads the accepted edges' ids into the stack, each kLabelAhead edges after its loads were
+// started, then fn takes them. Where fn's own work sat between the loads (a batch of 8 started before the last 8
+// were used), its stores and misses left fewer label reads in flight (SCALE 26 in the flagship's regime, 5 rounds
 // interleaved: the distribution 50.7 -> 43.6 s, medians).
 template <class Id, class Keep, class Fn>
-void for_each_labelled_if(std::span<const Edge> edges, const NumaArray<Id>& label, Keep&& keep, Fn&& fn) {
+void for_each_labelled_if(std::span<const Edge> edges, const NumaArray<Id>& label, const LabelSlots& slots, Keep&& keep,
+                          Fn&& fn) {
   constexpr size_t kRun = 1024, kLabelAhead = 32;
   uint32_t pick[kRun];
+  uint64_t su[kRun], sv[kRun];
   Id a[kRun], b[kRun];
   const Id* labels = label.data();
   for (size_t i = 0; i < edges.size(); i += kRun) {
     const size_t end = std::min(edges.size(), i + kRun);
+    slots.of_ends(edges.data() + i, end - i, su, sv);
     size_t k = 0;
-    for (size_t j = i; j < end; ++j) {  // branch-free: acceptance is random
+    for (size_t j = 0; j < end - i; ++j) {  // branch-free: acceptance is random
       pick[k] = uint32_t(j);
-      k += bool(keep(edges[j]));
+      k += bool(keep(su[j], sv[j]));
     }
     for (size_t q = 0; q < k; ++q) {
       if (q + kLabelAhead < k) {
-        __builtin_prefetch(labels + edges[pick[q + kLabelAhead]].u);
-        __builtin_prefetch(labels + edges[pick[q + kLabelAhead]].v);
+        __builtin_prefetch(labels + su[pick[q + kLabelAhead]]);
+        __builtin_prefetch(labels + sv[pick[q + kLabelAhead]]);
       }
-      a[q] = labels[edges[pick[q]].u];
-      b[q] = labels[edges[pick[q]].v];
+      a[q] = labels[su[pick[q]]];
+      b[q] = labels[sv[pick[q]]];
     }
-    for (size_t q = 0; q < k; ++q) fn(size_t(pick[q]), a[q], b[q]);
+    for (size_t q = 0; q < k; ++q) fn(i + size_t(pick[q]), a[q], b[q]);
   }
 }
 
@@ -311,10 +316,30 @@ struct CountedDegrees {
 };
 inline double taken_seconds(const CountedDegrees* counted) { return counted ? counted->taken_seconds() : 0; }
 
+// The internal ids by input label moved to their slots (engine/label_slots.hpp), in a copy: one parallel pass of
+// random writes (4.7-8.5 s at SCALE 28 here; kept by slot, the distribution took 199.7 and 209.6 s against
+// 229-281 s by input label in the same hour, bench/README.md). The copy is made while the build holds the raw
+// offsets and no more (16 bytes a vertex with the copy, the O(N) that the budget leaves the build), and the
+// labels by input label are freed at once.
+template <class Id>
+NumaArray<Id> to_slots(const NumaArray<Id>& by_label, const LabelSlots& slots) {
+  constexpr uint64_t kRun = 1024;
+  NumaArray<Id> by_slot(by_label.size());
+#pragma omp parallel for schedule(static)
+  for (uint64_t first = 0; first < by_label.size(); first += kRun) {
+    uint64_t at[kRun];
+    const uint64_t count = std::min(kRun, by_label.size() - first);
+    slots.slots_of(first, count, at);
+    for (uint64_t j = 0; j < count; ++j) by_slot[at[j]] = by_label[first + j];
+  }
+  return by_slot;
+}
+
 // Kernel 1's first pass, shared by the in-memory and the external build: counts each input label's
 // non-self-loop degree (or takes kernel 0's count), then renumbers by degree (highest first, ties by input label)
-// with a stable counting sort done in place, so that label[v] turns from v's degree into v's internal id. Returns
-// the raw (pre-deduplication) list bounds over internal ids: n + 1 offsets, 64-bit, as they serve as fill cursors.
+// with a stable counting sort done in place, so that label[v] turns from v's degree into v's internal id; then
+// moves each id to v's slot (LabelSlots: label[slot(v)], for the random lookups that follow). Returns the raw
+// (pre-deduplication) list bounds over internal ids: n + 1 offsets, 64-bit, as they serve as fill cursors.
 template <class Id, class Source>
 NumaArray<uint64_t> order_by_degree(const Source& source, NumaArray<Id>& label, const BuildProgress& progress,
                                     CountedDegrees* counted = nullptr) {
@@ -349,15 +374,22 @@ NumaArray<uint64_t> order_by_degree(const Source& source, NumaArray<Id>& label, 
     offsets[id + 1] = degree;
   }
   for (uint64_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
+  label = to_slots(label, LabelSlots(source.spec()));
   return offsets;
 }
 
-// The internal-to-input label map, from the renumbering.
+// The internal-to-input label map, from the renumbering (label: internal ids by slot).
 template <class Id>
-NumaArray<Id> invert_labels(const NumaArray<Id>& label) {
+NumaArray<Id> invert_labels(const NumaArray<Id>& label, const LabelSlots& slots) {
+  constexpr uint64_t kRun = 1024;
   NumaArray<Id> to_input(label.size());
-#pragma omp parallel for
-  for (uint64_t v = 0; v < label.size(); ++v) to_input[label[v]] = Id(v);
+#pragma omp parallel for schedule(static)
+  for (uint64_t first = 0; first < label.size(); first += kRun) {
+    uint64_t input[kRun];
+    const uint64_t count = std::min(kRun, label.size() - first);
+    slots.labels_of(first, count, input);
+    for (uint64_t j = 0; j < count; ++j) to_input[label[first + j]] = Id(input[j]);
+  }
   return to_input;
 }
 
@@ -673,6 +705,7 @@ namespace build_detail {
 template <class Id, class W, class Off, class Source>
 void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>& offsets, Csr<Id, W>& g,
                 const BuildProgress& progress) {
+  const LabelSlots slots(source.spec());
   constexpr bool kWeighted = !std::is_void_v<W>;
   const uint64_t n = g.n;
   const uint64_t m = source.spec().edge_count();
@@ -681,16 +714,17 @@ void fill_lists(const Source& source, const NumaArray<Id>& label, NumaArray<Off>
   if constexpr (kWeighted) g.weights = NumaArray<W>(offsets[n]);
   auto scatter = [&](std::span<const Edge> edges, [[maybe_unused]] const float* weight) {
     Id a[kBatch], b[kBatch];
+    uint64_t su[kBatch], sv[kBatch];
     for (size_t i = 0; i < edges.size(); i += kBatch) {
       const size_t nb = std::min(kBatch, edges.size() - i);
+      slots.of_ends(edges.data() + i, nb, su, sv);
       for (size_t j = 0; j < nb; ++j) {
-        __builtin_prefetch(&label[edges[i + j].u]);
-        __builtin_prefetch(&label[edges[i + j].v]);
+        __builtin_prefetch(&label[su[j]]);
+        __builtin_prefetch(&label[sv[j]]);
       }
       for (size_t j = 0; j < nb; ++j) {
-        const Edge& e = edges[i + j];
-        a[j] = label[e.u];
-        b[j] = e.u == e.v ? kNoVertex<Id> : label[e.v];
+        a[j] = label[su[j]];
+        b[j] = su[j] == sv[j] ? kNoVertex<Id> : label[sv[j]];
         __builtin_prefetch(&offsets[a[j]], 1);
         __builtin_prefetch(&offsets[b[j] == kNoVertex<Id> ? a[j] : b[j]], 1);
       }
@@ -770,7 +804,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, C
   Csr<Id, W> g;
   g.n = n;
   if constexpr (!std::is_void_v<W>) g.light_below = light_below;
-  NumaArray<Id> label;  // internal id of each input label
+  NumaArray<Id> label;  // internal id of each vertex, by slot (LabelSlots)
   NumaArray<uint64_t> offsets = order_by_degree<Id>(source, label, progress, counted);
   if (build_bound_bytes(offsets[n]) == 4) {
     NumaArray<uint32_t> narrow(n + 1);
@@ -780,7 +814,7 @@ Csr<Id, W> build_csr(const Source& source, const BuildProgress& progress = {}, C
   } else {
     build_detail::fill_lists(source, label, offsets, g, progress);
   }
-  g.to_input = invert_labels(label);
+  g.to_input = invert_labels(label, LabelSlots(source.spec()));
   return g;
 }
 

@@ -6,7 +6,7 @@
 // (engine/edge_buckets.hpp) and each range is filled from its bucket: the input read twice and the buckets once,
 // whatever the budget. Else each range takes one pass over the tuples (RangeMarks, RangeScatter): no disk, but
 // passes that grow with graph / DRAM. Memory: that scratch plus O(N) (raw offsets, labels, duplicates, the range
-// marks: 13.1 bytes a vertex).
+// marks: 13.1 bytes a vertex; 16 for a moment before the scratch is taken, as the labels move to their slots).
 #pragma once
 #include <omp.h>
 
@@ -66,13 +66,13 @@ struct BuildRange {
   uint64_t lo, hi;
 };
 
-// The vertices of a range pass by input label, a bit each: n/8 bytes (16 MiB at SCALE 27), which the last-level
-// cache holds where it cannot hold the labels (512 MiB). A tuple with neither end in the range (about half of
-// a pass's) then costs two bit tests instead of two label loads from DRAM.
+// The vertices of a range pass by slot (LabelSlots), a bit each: n/8 bytes (16 MiB at SCALE 27), which the
+// last-level cache holds where it cannot hold the labels (512 MiB). A tuple with neither end in the range (about
+// half of a pass's) then costs two bit tests instead of two label loads from DRAM.
 class RangeMarks {
  public:
   explicit RangeMarks(uint64_t n) : n_(n), bits_((n + 63) / 64) {}
-  // Marks the input labels whose internal ids lie in [lo, hi): one sequential pass over the labels.
+  // Marks the slots whose internal ids lie in [lo, hi): one sequential pass over the labels.
   template <class Id>
   void mark(const NumaArray<Id>& label, uint64_t lo, uint64_t hi) {
 #pragma omp parallel for schedule(static)
@@ -83,8 +83,8 @@ class RangeMarks {
       bits_[w] = word;
     }
   }
-  // Whether a tuple has an end in the range (a self-loop is no entry of any list).
-  bool touches(const Edge& e) const { return (has(e.u) | has(e.v)) & (e.u != e.v); }
+  // Whether a tuple, its ends at slots su and sv, has an end in the range (a self-loop is no entry of any list).
+  bool touches(uint64_t su, uint64_t sv) const { return (has(su) | has(sv)) & (su != sv); }
 
  private:
   bool has(uint64_t u) const { return (bits_[u >> 6] >> (u & 63)) & 1; }
@@ -181,21 +181,23 @@ inline std::vector<BuildRange> cut_ranges(const NumaArray<uint64_t>& raw, const 
   return ranges;
 }
 
-// fn(t, a, b, w) for every tuple of source that keep(tuple) accepts, its ends a and b in internal ids (label), w
-// its weight for a weighted build (Entry not Id; 0 else), t the calling thread; count(tuples) after each chunk.
-// Concurrently on the OpenMP team; the weights are drawn only for a weighted build.
+// fn(t, a, b, w) for every tuple of source whose ends' slots keep(su, sv) accepts, its ends a and b in internal ids
+// (label, by slot), w its weight for a weighted build (Entry not Id; 0 else), t the calling thread; count(tuples)
+// after each chunk. Concurrently on the OpenMP team; the weights are drawn only for a weighted build.
 template <class Entry, class Id, class Keep, class Fn, class Count>
 void for_each_labelled_tuple(const GraphDir& source, const NumaArray<Id>& label, Keep&& keep, Fn&& fn, Count&& count) {
+  const LabelSlots slots(source.spec());
   if constexpr (!std::is_same_v<Entry, Id>) {
     source.for_each_weighted_chunk([&](uint64_t, std::span<const Edge> edges, std::span<const float> weights) {
       const size_t t = size_t(omp_get_thread_num());
-      build_detail::for_each_labelled_if(edges, label, keep, [&](size_t j, Id a, Id b) { fn(t, a, b, weights[j]); });
+      build_detail::for_each_labelled_if(edges, label, slots, keep,
+                                         [&](size_t j, Id a, Id b) { fn(t, a, b, weights[j]); });
       count(edges.size());
     });
   } else {
     source.for_each_edge_chunk([&](uint64_t, std::span<const Edge> edges) {
       const size_t t = size_t(omp_get_thread_num());
-      build_detail::for_each_labelled_if(edges, label, keep, [&](size_t, Id a, Id b) { fn(t, a, b, 0.0f); });
+      build_detail::for_each_labelled_if(edges, label, slots, keep, [&](size_t, Id a, Id b) { fn(t, a, b, 0.0f); });
       count(edges.size());
     });
   }
@@ -219,7 +221,8 @@ void fill_range_from_tuples(const GraphDir& source, const NumaArray<Id>& label, 
       if (b >= lo && b < hi) scattered.add(t, b, Id(a));
     }
   };
-  for_each_labelled_tuple<Entry>(source, label, [&](const Edge& e) { return marks.touches(e); }, scatter, count);
+  auto touches = [&](uint64_t su, uint64_t sv) { return marks.touches(su, sv); };
+  for_each_labelled_tuple<Entry>(source, label, touches, scatter, count);
   scattered.finish();
 }
 
@@ -244,7 +247,7 @@ void distribute_tuples(const GraphDir& source, const NumaArray<Id>& label, EdgeB
       buckets.add(t, b, a);
     }
   };
-  for_each_labelled_tuple<Entry>(source, label, [](const Edge&) { return true; }, add, count);
+  for_each_labelled_tuple<Entry>(source, label, [](uint64_t, uint64_t) { return true; }, add, count);
   buckets.finish();
 }
 
@@ -419,7 +422,7 @@ CsrLayout build_csr_files(const GraphDir& source, const std::string& path, int p
   buffer = NumaArray<Entry>();
   raw = NumaArray<uint64_t>();
 
-  const NumaArray<Id> to_input = invert_labels(label);
+  const NumaArray<Id> to_input = invert_labels(label, LabelSlots(source.spec()));
   label = NumaArray<Id>();
   write_labels_and_duplicates(writer, to_input.data(), duplicates.data(), n, many);
   writer.commit(omp_get_wtime() - t0 + in_kernel0);

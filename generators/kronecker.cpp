@@ -264,6 +264,19 @@ Kronecker::Kronecker(const KroneckerSpec& spec) : spec_(spec), seed_(mrg_seed(sp
 }
 
 
+namespace {
+uint64_t inverse_mod_2_64(uint64_t odd) {  // Newton's iteration: each step doubles the correct low bits (3 at first)
+  uint64_t x = odd;
+  for (int i = 0; i < 5; ++i) x *= 2 - odd * x;
+  return x;
+}
+}  // namespace
+
+ScramblePair::ScramblePair(uint64_t v0, uint64_t v1, int scale)
+    : val0(v0), val1(v1), add(v0 + v1), inv1(inverse_mod_2_64(v0 | kScrambleOr0)),
+      inv2(inverse_mod_2_64(v1 | kScrambleOr1)), mask(scale >= 64 ? ~uint64_t(0) : (uint64_t(1) << scale) - 1),
+      shift(64 - scale) {}
+
 Edge Kronecker::edge_from_stream(MrgState& s) const {
   // The reference's make_one_edge, draw by draw, rejections included.
   uint64_t n = spec_.vertex_count(), src = 0, tgt = 0;

@@ -49,17 +49,49 @@ inline W bitreverse_words(W x) {
   return x;
 }
 
+// The permutation's multipliers are its seeds' words or-ed with these (odd, so each multiply is invertible).
+inline constexpr uint64_t kScrambleOr0 = 0x4519840211493211ULL, kScrambleOr1 = 0x3050852102C843A5ULL;
+
 // The reference's vertex permutation on each word: a bijection on [0, 2^(64 - shift)). `reverse` reverses the
 // bits of each word (the generator's lanes pass GFNI's where the build has it).
 template <class W, class Reverse = W (*)(W)>
 inline W scramble_words(W v, uint64_t val0, uint64_t val1, int shift, Reverse reverse = bitreverse_words<W>) {
   v += val0 + val1;
-  v *= (val0 | 0x4519840211493211ULL);
+  v *= (val0 | kScrambleOr0);
   v = reverse(v) >> shift;
-  v *= (val1 | 0x3050852102C843A5ULL);
+  v *= (val1 | kScrambleOr1);
   v = reverse(v) >> shift;
   return v;
 }
+
+// The reference's vertex permutation and its inverse on [0, 2^scale), as plain data for loops the compiler
+// vectorizes. The permutation is R(M2 * R(M1 * (v + c))) mod 2^scale, R reversing the low scale bits (the
+// bits above them never reach the result), so the inverse is M1^-1 * R(M2^-1 * R(x)) - c. Kernel 1 keeps its
+// per-vertex arrays by the inverse (engine/label_slots.hpp).
+// Up to SCALE 32 the arithmetic mod 2^scale fits 32-bit words (twice the lanes a vector): unscramble32.
+struct ScramblePair {
+  uint64_t val0 = 0, val1 = 0, add = 0, inv1 = 0, inv2 = 0, mask = 0;
+  int shift = 64;
+  ScramblePair() = default;
+  ScramblePair(uint64_t v0, uint64_t v1, int scale);
+  uint64_t scramble(uint64_t v) const { return scramble_words(v, val0, val1, shift); }
+  uint64_t unscramble(uint64_t x) const {
+    const uint64_t y = inv2 * (bitreverse_words(x) >> shift);
+    return (inv1 * (bitreverse_words(y) >> shift) - add) & mask;
+  }
+  uint32_t unscramble32(uint32_t x) const {  // scale <= 32
+    const int s = shift - 32;
+    const uint32_t y = uint32_t(inv2) * (bitreverse32(x) >> s);
+    return (uint32_t(inv1) * (bitreverse32(y) >> s) - uint32_t(add)) & uint32_t(mask);
+  }
+  static uint32_t bitreverse32(uint32_t x) {
+    x = (x >> 16) | (x << 16);
+    x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+    x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    return ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  }
+};
 
 // Which code draws the generator's lanes: the fastest this build has (AVX-512 where the compiler targets it, else
 // AVX2), or the portable one (GCC vector extensions); all give the same edges, which the tests check.
@@ -81,6 +113,7 @@ class Kronecker {
   uint64_t scramble(uint64_t v) const { return scramble_words(v, val0_, val1_, 64 - spec_.scale); }
   uint64_t scramble_val0() const { return val0_; }
   uint64_t scramble_val1() const { return val1_; }
+  ScramblePair scramble_pair() const { return ScramblePair(val0_, val1_, spec_.scale); }
 
  private:
   // Edge from its stream state, one draw at a time (the lanes' fallback for rejected draws); the stream is

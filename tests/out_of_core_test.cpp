@@ -22,6 +22,7 @@
 #include "engine/build_csr.hpp"
 #include "engine/build_csr_files.hpp"
 #include "engine/edge_cache.hpp"
+#include "engine/label_slots.hpp"
 #include "engine/placement.hpp"
 #include "storage/csr_files.hpp"
 #include "core/error.hpp"
@@ -480,9 +481,11 @@ TEST(CsrFiles, TupleBucketsReadBackWhatWasPutAndRefuseADamagedBlock) {
   EdgeBuckets<uint32_t> buckets(bounds, std::vector<uint64_t>(bounds.size() - 1, n * 64), n, f.tmp.path(), 4096, 300);
   fill(buckets);
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> want(bounds.size() - 1);
+  const LabelSlots slots(f.spec);
   for (const Edge& e : tuples) {
     if (e.u == e.v) continue;
-    for (auto [a, b] : {std::pair{label[e.u], label[e.v]}, std::pair{label[e.v], label[e.u]}})
+    const uint32_t lu = label[slots.slot(e.u)], lv = label[slots.slot(e.v)];  // the map is kept by slot
+    for (auto [a, b] : {std::pair{lu, lv}, std::pair{lv, lu}})
       for (size_t k = 0; k + 1 < bounds.size(); ++k)
         if (a >= bounds[k] && a < bounds[k + 1]) want[k].push_back({a, b});
   }
