@@ -125,10 +125,10 @@ class HybridBfs final : public GraphSearch<Id> {
   }
 
   uint64_t reached_raw_degree_sum() const override {
-    uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < listed_; ++v) sum += parent_[v] != kNoVertex<Id> ? g_.raw_degree(v) : 0;
-    return sum;
+    const Id* parent = parent_.data();
+    if (listed_raw_ == kNotSummed) listed_raw_ = listed_raw_degree_sum(g_, listed_);
+    return strata::reached_raw_degree_sum(g_, listed_, listed_raw_,
+                                          [parent](uint64_t v) { return parent[v] == kNoVertex<Id>; });
   }
 
   uint64_t state_bytes() const override {
@@ -434,6 +434,10 @@ class HybridBfs final : public GraphSearch<Id> {
   Bitmap front_, next_;                    // the frontier and the next, both directions
   std::vector<std::atomic<uint64_t>> claim_;
   uint64_t listed_ = 0;                    // vertices [listed_, n) have no list (listed_vertices)
+  // Their raw degrees summed, at the first nedge (reached_raw_degree_sum): a rank's graph (cluster/) keeps its
+  // raw degrees apart and counts its own nedge.
+  static constexpr uint64_t kNotSummed = UINT64_MAX;
+  mutable uint64_t listed_raw_ = kNotSummed;
   LevelIo level_io_;                       // this level's storage traffic (out-of-core and DAX)
 };
 

@@ -106,6 +106,28 @@ uint64_t listed_vertices(const Csr<Id>& g) {
   return a;
 }
 
+// A search's nedge rule, twice the count: the raw degrees of the vertices it reached (all of them before
+// listed_vertices). Nearly every listed vertex of a Kronecker graph is reached (its giant component: all but 0.06%
+// at SCALE 22 and 25), so the sum is taken as all the listed vertices' (listed_raw_degree_sum, once for every
+// search of a graph) less the unreached ones': one sequential read of the search's state that seldom looks up a
+// degree, where a lookup a reached vertex (its two block offsets and its duplicates' byte) took 2.3% of the CPU of
+// a SCALE 26 run out-of-core, between the timed searches. unreached(v): whether the search left v unreached.
+template <class Id>
+uint64_t listed_raw_degree_sum(const Csr<Id>& g, uint64_t listed) {
+  uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+  for (uint64_t v = 0; v < listed; ++v) sum += g.raw_degree(v);
+  return sum;
+}
+template <class Id, class Unreached>
+uint64_t reached_raw_degree_sum(const Csr<Id>& g, uint64_t listed, uint64_t listed_sum, Unreached&& unreached) {
+  uint64_t missed = 0;
+#pragma omp parallel for reduction(+ : missed)
+  for (uint64_t v = 0; v < listed; ++v)
+    if (unreached(v)) [[unlikely]] missed += g.raw_degree(v);
+  return listed_sum - missed;
+}
+
 // Internal ids of the given input labels, in one parallel pass over an internal-to-input map (for roots, not
 // hot paths); kNoVertex for a label the map does not hold.
 template <class Id>

@@ -222,10 +222,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
   }
 
   uint64_t reached_raw_degree_sum() const override {
-    uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-    for (uint64_t v = 0; v < listed_; ++v) sum += state_[v] != kUnreached ? g_.raw_degree(v) : 0;
-    return sum;
+    const uint64_t* state = state_.data();
+    if (listed_raw_ == kNotSummed) listed_raw_ = listed_raw_degree_sum(g_, listed_);
+    return strata::reached_raw_degree_sum(g_, listed_, listed_raw_,
+                                          [state](uint64_t v) { return state[v] == kUnreached; });
   }
 
  private:
@@ -817,6 +817,10 @@ class DeltaStepping final : public ShortestPaths<Id> {
   buckets::Bins<Id> due_long_;  // kDefers: tails of a page or more, each read when due (not with every other)
   std::vector<uint64_t> marks_;  // keep_current's bit a vertex, clear between rounds
   uint64_t listed_ = 0;          // vertices [listed_, n) have no list (nedge stops there)
+  // Their raw degrees summed, at the first nedge (reached_raw_degree_sum): a rank's graph (cluster/) keeps its
+  // raw degrees apart and counts its own nedge.
+  static constexpr uint64_t kNotSummed = UINT64_MAX;
+  mutable uint64_t listed_raw_ = kNotSummed;
 };
 
 }  // namespace strata

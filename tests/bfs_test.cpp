@@ -111,6 +111,11 @@ TEST(HybridBfs, HandDrawnGraphHasTheKnownLevelsAndParents) {
       SearchToCheck<uint32_t> check{0, parent.data(), nedge};
       const auto verdict = validate_searches<uint32_t>(graph, {&check, 1});
       EXPECT_TRUE(verdict[0].valid) << verdict[0].message;
+      // The same search object from the separate edge: nedge counts it alone (the sum over the listed vertices
+      // taken at the first search, less the unreached ones', holds for a search that misses most of them).
+      bfs.search(internal_ids(g, {5})[0], parent.data());
+      EXPECT_EQ(depths(parent, 5), (std::vector<int>{-1, -1, -1, -1, -1, 0, 1, -1}));
+      EXPECT_EQ(bfs.reached_raw_degree_sum() / 2, 1u);
     }
   }
 }
