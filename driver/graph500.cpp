@@ -210,8 +210,12 @@ RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler&
   r.threads = omp_get_max_threads();
   if (!cfg.graph_dir.empty()) {
     const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (in_core) check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
-    else check_tiered_batch<Id>(cfg, dir.spec(), r.validation.method);
+    if (in_core) {
+      check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
+    } else {
+      check_tiered_batch<Id>(cfg, dir.spec(), r.validation.method);
+      check_tiered_resources<Id>(dir, placement_spec(cfg, parts));
+    }
     run_on<Id>(r, cfg, TupleSource(dir), topo, parts, hooks, busy_at_start);
     return r;
   }

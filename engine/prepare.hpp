@@ -155,6 +155,19 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
 
 namespace prepare_detail {
 
+// The disk an on-disk CSR takes at most: its lists (at most the tuples', twice with a weight each) + metadata.
+inline uint64_t csr_disk_need(const GraphDir& dir, bool weighted) {
+  return dir.list_bytes() * (weighted ? 2 : 1) + dir.spec().vertex_count() * 16;
+}
+// A CSR to build at `path` refused where its directory's disk cannot hold it; returns the free bytes.
+inline uint64_t check_csr_room(const GraphDir& dir, const std::string& path, bool weighted) {
+  const uint64_t need = csr_disk_need(dir, weighted), free = free_bytes_at(dir.path());
+  if (!path_exists(path) && free < need)
+    throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
+                            human_bytes(double(need)), human_bytes(double(free))));
+  return free;
+}
+
 // The on-disk CSR for `parts` partitions: reused when present (a concurrent run's build is waited for), else
 // built under the build lock with `scratch` bytes, the cache's prefixes kept in *staged where staging asks and
 // the disk has room for them. Returns whether it was reused.
@@ -171,12 +184,8 @@ bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts,
                    removed, path.c_str());
   }
   if (path_exists(path)) return true;
-  // Lists (at most the tuples', twice with a weight each) + metadata.
-  const uint64_t need = dir.list_bytes() * (weighted ? 2 : 1) + dir.spec().vertex_count() * 16;
-  const uint64_t free = free_bytes_at(dir.path());
-  if (free < need)
-    throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
-                            human_bytes(double(need)), human_bytes(double(free))));
+  const uint64_t need = csr_disk_need(dir, weighted);
+  const uint64_t free = check_csr_room(dir, path, weighted);
   // The tuple buckets (a scratch file while the build runs, if it takes two ranges or more) where the disk holds
   // them beside the CSR (each bucket's space is handed back once read); else each range reads the tuples again,
   // which grows with graph / DRAM but needs no room.
@@ -392,6 +401,19 @@ void report_tiered(PlacedGraph<Id>& out, const GraphDir& dir, const CsrPaths& at
 }
 
 }  // namespace prepare_detail
+
+// What a tiered run can know before any work, refused then: its DRAM account (the O(N) state comes from the spec)
+// and the disk of each CSR it must build. prepare_tiered makes the same checks after kernel 0; before, they came
+// only then (SCALE 29 under a 7 GiB cap: 2.5 minutes of kernel 0, then "needs 7.9 GiB of O(N) state").
+template <class Id>
+void check_tiered_resources(const GraphDir& dir, const PlacementSpec& spec) {
+  using namespace prepare_detail;
+  DramAccount d;
+  plan_dram<Id>(d, dir, spec);
+  const CsrPaths at = csr_paths(dir, spec);
+  check_csr_room(dir, at.first, at.first_weighted);
+  if (at.both) check_csr_room(dir, at.weighted, true);
+}
 
 // Out-of-core and DAX: the DRAM planned, kernel 1 on storage (or its CSR reused), the CSR opened, K chosen in the
 // budget, the edge cache loaded (DAX: the partitions mapped), and the report.

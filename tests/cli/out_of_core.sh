@@ -34,6 +34,15 @@ expect "out-of-core trace has I/O" grep -qE "^trace: .* storage_edges [0-9]+ byt
 expect_error "out-of-core needs a graph dir" "needs a graph directory" "$strata" run --scale 10 --placement out-of-core
 expect_error "unknown placement" "unknown --placement" "$strata" run --scale 10 --placement nvram
 expect_error "budget below I/O buffers" "is below the minimum" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 1M
+# O(N) state no machine of this kind holds (SCALE 36: 1.7 TiB): refused before kernel 0, which would regenerate
+# its 2^40 tuples first (the refusal came only after it: 2.5 minutes at SCALE 29 under a 7 GiB cap).
+"$strata" generate --scale 36 --no-tuples --out "$tmp/s36" 2>/dev/null
+for tier in out-of-core dax; do
+  start=$SECONDS
+  expect_error "$tier, O(N) state beyond the memory" "$tier SCALE 36 needs" timeout 10 "$strata" run --graph "$tmp/s36" --placement $tier
+  expect "$tier, O(N) state beyond the memory: refused before any work" test $((SECONDS - start)) -lt 5
+done
+expect "nothing built for it" test ! -e "$tmp/s36/csr-p1"
 expect_error "malformed budget" "malformed --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 12Q
 expect_error "cache larger than the budget" "more than --dram-budget" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K --on-mem-edges 100000
 expect_error "hubs larger than the budget" "cannot hold the hubs' lists (--hub-degree 1)" "$strata" run --graph "$tmp/o12" --placement out-of-core --dram-budget 100K --io-depth 1 --io-request 4K --hub-degree 1
