@@ -58,7 +58,7 @@ class HybridBfs final : public GraphSearch<Id> {
       : g_(g), source_(std::move(source)), parts_(parts), opt_(options), claims_(std::move(claims)), parent_(g.n),
         // Bottom-up over 32-bit ids read in place from a mapping looks each one up unchecked: the bitmaps
         // read as zero up to 2^32 (address space only), so a changed file is never an out-of-bounds load.
-        front_(frontier_bitmap(g.n)), next_(frontier_bitmap(g.n)) {
+        front_(frontier_bitmap(g.n)), next_(frontier_bitmap(g.n)), reached_(g) {
     const int k = parts.parts();
     for (int p = 0; p < k; ++p) {
       parent_.prefer_node(parts.begin(p), parts.end(p), parts.node[p]);
@@ -66,7 +66,6 @@ class HybridBfs final : public GraphSearch<Id> {
       next_.prefer_node(parts.begin(p) / 64, (parts.end(p) + 63) / 64, parts.node[p]);
     }
     claim_ = std::vector<std::atomic<uint64_t>>(k);
-    listed_ = listed_vertices(g);
     vertices_ = claims_.sum(g.n);
     edges_ = claims_.sum(g.directed_edges());
     ids_ = claims_.ids(g.n);
@@ -126,9 +125,7 @@ class HybridBfs final : public GraphSearch<Id> {
 
   uint64_t reached_raw_degree_sum() const override {
     const Id* parent = parent_.data();
-    if (listed_raw_ == kNotSummed) listed_raw_ = listed_raw_degree_sum(g_, listed_);
-    return strata::reached_raw_degree_sum(g_, listed_, listed_raw_,
-                                          [parent](uint64_t v) { return parent[v] == kNoVertex<Id>; });
+    return reached_.sum([parent](uint64_t v) { return parent[v] == kNoVertex<Id>; });
   }
 
   uint64_t state_bytes() const override {
@@ -317,7 +314,7 @@ class HybridBfs final : public GraphSearch<Id> {
     uint64_t awake = 0, examined = 0;
     for (; w < w_end; ++w) {
       uint64_t bits = 0, deferred_bits = 0;
-      const uint64_t v_end = std::min(listed_, w * 64 + 64);
+      const uint64_t v_end = std::min(reached_.listed(), w * 64 + 64);
       if (w * 64 >= v_end) {
         next[w] = 0;
         if constexpr (Source::kDefers) deferred[w] = 0;
@@ -433,11 +430,7 @@ class HybridBfs final : public GraphSearch<Id> {
   NumaArray<Id> parent_;                   // internal ids
   Bitmap front_, next_;                    // the frontier and the next, both directions
   std::vector<std::atomic<uint64_t>> claim_;
-  uint64_t listed_ = 0;                    // vertices [listed_, n) have no list (listed_vertices)
-  // Their raw degrees summed, at the first nedge (reached_raw_degree_sum): a rank's graph (cluster/) keeps its
-  // raw degrees apart and counts its own nedge.
-  static constexpr uint64_t kNotSummed = UINT64_MAX;
-  mutable uint64_t listed_raw_ = kNotSummed;
+  ReachedDegrees<Id> reached_;             // nedge; and vertices [reached_.listed(), n) have no list
   LevelIo level_io_;                       // this level's storage traffic (out-of-core and DAX)
 };
 

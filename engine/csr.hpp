@@ -108,25 +108,39 @@ uint64_t listed_vertices(const Csr<Id>& g) {
 
 // A search's nedge rule, twice the count: the raw degrees of the vertices it reached (all of them before
 // listed_vertices). Nearly every listed vertex of a Kronecker graph is reached (its giant component: all but 0.06%
-// at SCALE 22 and 25), so the sum is taken as all the listed vertices' (listed_raw_degree_sum, once for every
-// search of a graph) less the unreached ones': one sequential read of the search's state that seldom looks up a
-// degree, where a lookup a reached vertex (its two block offsets and its duplicates' byte) took 2.3% of the CPU of
-// a SCALE 26 run out-of-core, between the timed searches. unreached(v): whether the search left v unreached.
+// at SCALE 22 and 25), so the sum is taken as all the listed vertices' (summed at the first search, then kept)
+// less the unreached ones': one sequential read of the search's state that seldom looks up a degree, where a lookup
+// a reached vertex (its two block offsets and its duplicates' byte) took 2.3% of the CPU of a SCALE 26 run
+// out-of-core, between the timed searches. One per search object (HybridBfs, DeltaStepping); a rank's graph
+// (cluster/) keeps its raw degrees apart and counts its own nedge, so it never asks.
 template <class Id>
-uint64_t listed_raw_degree_sum(const Csr<Id>& g, uint64_t listed) {
-  uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-  for (uint64_t v = 0; v < listed; ++v) sum += g.raw_degree(v);
-  return sum;
-}
-template <class Id, class Unreached>
-uint64_t reached_raw_degree_sum(const Csr<Id>& g, uint64_t listed, uint64_t listed_sum, Unreached&& unreached) {
-  uint64_t missed = 0;
+class ReachedDegrees {
+ public:
+  explicit ReachedDegrees(const Csr<Id>& g) : g_(&g), listed_(listed_vertices(g)) {}
+  uint64_t listed() const { return listed_; }
+  // Twice the nedge of a search that left v unreached where unreached(v).
+  template <class Unreached>
+  uint64_t sum(Unreached&& unreached) const {
+    const Csr<Id>& g = *g_;
+    if (all_ == kNotSummed) {
+      uint64_t all = 0;
+#pragma omp parallel for reduction(+ : all)
+      for (uint64_t v = 0; v < listed_; ++v) all += g.raw_degree(v);
+      all_ = all;
+    }
+    uint64_t missed = 0;
 #pragma omp parallel for reduction(+ : missed)
-  for (uint64_t v = 0; v < listed; ++v)
-    if (unreached(v)) [[unlikely]] missed += g.raw_degree(v);
-  return listed_sum - missed;
-}
+    for (uint64_t v = 0; v < listed_; ++v)
+      if (unreached(v)) [[unlikely]] missed += g.raw_degree(v);
+    return all_ - missed;
+  }
+
+ private:
+  static constexpr uint64_t kNotSummed = UINT64_MAX;
+  const Csr<Id>* g_;
+  uint64_t listed_;                      // vertices [listed_, n) have no list
+  mutable uint64_t all_ = kNotSummed;    // the listed vertices' raw degrees, at the first sum
+};
 
 // Internal ids of the given input labels, in one parallel pass over an internal-to-input map (for roots, not
 // hot paths); kNoVertex for a label the map does not hold.

@@ -155,17 +155,17 @@ void prepare_in_core(PlacedGraph<Id>& out, const Source& source, const Placement
 
 namespace prepare_detail {
 
-// The disk an on-disk CSR takes at most: its lists (at most the tuples', twice with a weight each) + metadata.
-inline uint64_t csr_disk_need(const GraphDir& dir, bool weighted) {
-  return dir.list_bytes() * (weighted ? 2 : 1) + dir.spec().vertex_count() * 16;
-}
-// A CSR to build at `path` refused where its directory's disk cannot hold it; returns the free bytes.
-inline uint64_t check_csr_room(const GraphDir& dir, const std::string& path, bool weighted) {
-  const uint64_t need = csr_disk_need(dir, weighted), free = free_bytes_at(dir.path());
-  if (!path_exists(path) && free < need)
+// The disk an on-disk CSR to build takes at most (its lists, at most the tuples', twice with a weight each, and
+// metadata) and what its directory's disk has free: refused where it cannot hold it.
+struct CsrRoom {
+  uint64_t need, free;
+};
+inline CsrRoom check_csr_room(const GraphDir& dir, bool weighted) {
+  const CsrRoom room{dir.list_bytes() * (weighted ? 2 : 1) + dir.spec().vertex_count() * 16, free_bytes_at(dir.path())};
+  if (room.free < room.need)
     throw Error(fmt::format("not enough space in {} for the on-disk CSR: needs about {}, {} free", dir.path(),
-                            human_bytes(double(need)), human_bytes(double(free))));
-  return free;
+                            human_bytes(double(room.need)), human_bytes(double(room.free))));
+  return room;
 }
 
 // The on-disk CSR for `parts` partitions: reused when present (a concurrent run's build is waited for), else
@@ -184,8 +184,7 @@ bool build_or_reuse_csr(const GraphDir& dir, const std::string& path, int parts,
                    removed, path.c_str());
   }
   if (path_exists(path)) return true;
-  const uint64_t need = csr_disk_need(dir, weighted);
-  const uint64_t free = check_csr_room(dir, path, weighted);
+  const auto [need, free] = check_csr_room(dir, weighted);
   // The tuple buckets (a scratch file while the build runs, if it takes two ranges or more) where the disk holds
   // them beside the CSR (each bucket's space is handed back once read); else each range reads the tuples again,
   // which grows with graph / DRAM but needs no room.
@@ -411,8 +410,8 @@ void check_tiered_resources(const GraphDir& dir, const PlacementSpec& spec) {
   DramAccount d;
   plan_dram<Id>(d, dir, spec);
   const CsrPaths at = csr_paths(dir, spec);
-  check_csr_room(dir, at.first, at.first_weighted);
-  if (at.both) check_csr_room(dir, at.weighted, true);
+  if (!path_exists(at.first)) check_csr_room(dir, at.first_weighted);
+  if (at.both && !path_exists(at.weighted)) check_csr_room(dir, true);
 }
 
 // Out-of-core and DAX: the DRAM planned, kernel 1 on storage (or its CSR reused), the CSR opened, K chosen in the

@@ -119,7 +119,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
         done_(kAlongside ? g.n : 0),
         hubs_(*std::ranges::partition_point(std::views::iota(uint64_t(0), g.n),
                                             [&g](uint64_t v) { return g.degree(v) >= kExactDegree; })),
-        marks_((g.n + 63) / 64), listed_(listed_vertices(g)) {
+        marks_((g.n + 63) / 64), reached_(g) {
     if constexpr (requires { source_.limit_ids(0); }) source_.limit_ids(remote_.ids(g.n));
   }
   // In-core, weights: one per entry of g's adjacency (Csr<Id, float>'s, or kept beside an unweighted graph).
@@ -223,9 +223,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
 
   uint64_t reached_raw_degree_sum() const override {
     const uint64_t* state = state_.data();
-    if (listed_raw_ == kNotSummed) listed_raw_ = listed_raw_degree_sum(g_, listed_);
-    return strata::reached_raw_degree_sum(g_, listed_, listed_raw_,
-                                          [state](uint64_t v) { return state[v] == kUnreached; });
+    return reached_.sum([state](uint64_t v) { return state[v] == kUnreached; });
   }
 
  private:
@@ -816,11 +814,7 @@ class DeltaStepping final : public ShortestPaths<Id> {
   buckets::Bins<Id> due_;   // kDefers: tails to read by each bucket, by thread
   buckets::Bins<Id> due_long_;  // kDefers: tails of a page or more, each read when due (not with every other)
   std::vector<uint64_t> marks_;  // keep_current's bit a vertex, clear between rounds
-  uint64_t listed_ = 0;          // vertices [listed_, n) have no list (nedge stops there)
-  // Their raw degrees summed, at the first nedge (reached_raw_degree_sum): a rank's graph (cluster/) keeps its
-  // raw degrees apart and counts its own nedge.
-  static constexpr uint64_t kNotSummed = UINT64_MAX;
-  mutable uint64_t listed_raw_ = kNotSummed;
+  ReachedDegrees<Id> reached_;   // nedge
 };
 
 }  // namespace strata
