@@ -1,4 +1,4 @@
-// strata: Graph500 BFS across the memory hierarchy. Subcommands: generate, info, run, compare, tune.
+// strata: Graph500 BFS and SSSP across the memory hierarchy. Subcommands: generate, info, run, compare, tune.
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -487,7 +487,7 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& f) {
   compare->add_option("--graph,-g", f.cmp.run.graph_dir, "graph directory")->required();
   compare->add_option("--placements", f.placements, "comma-separated: in-core, out-of-core, dax")->capture_default_str();
   compare->add_option("--dram-budget", f.budget, "the out-of-core run's budget (default: half of what is free)");
-  compare->add_option("--roots", f.cmp.run.roots, "BFS roots per placement")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  compare->add_option("--roots", f.cmp.run.roots, "search roots per placement (each kernel searches from each)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   compare->add_option("--threads,-t", f.cmp.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   compare->add_option("--json", f.cmp.json_path, "write every placement's full results here");
   compare->add_option("--plot", f.cmp.plot_path, "write a bar chart of TEPS by placement (PNG, needs gnuplot)");
@@ -509,6 +509,7 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   }
   if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
   if (given(compare, "--dram-budget")) cmp.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
+  GraphDir::open(cmp.run.graph_dir);  // a missing or damaged directory refused once, not once a placement
   return run_compare(cmp);
 }
 
@@ -526,7 +527,7 @@ CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
   tune_cmd->add_option("--placement", f.placement, "out-of-core or dax")->capture_default_str();
   tune_cmd->add_option("--steps", tune.steps, "budget fractions to try besides K = 0, 1, 2, 4, 8, 16")
       ->capture_default_str()->check(CLI::Range(1, 64));
-  tune_cmd->add_option("--roots", tune.run.roots, "BFS roots per point")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  tune_cmd->add_option("--roots", tune.run.roots, "search roots per point")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   tune_cmd->add_option("--threads,-t", tune.run.threads, "OpenMP threads (default: all)")->check(CLI::Range(1, 4096));
   tune_cmd->add_option("--csv", tune.csv_path, "also write the CSV here");
   tune_cmd->add_option("--plot", tune.plot_path, "write a line plot of TEPS against DRAM (PNG, needs gnuplot)");
@@ -550,6 +551,7 @@ int check_and_tune(TuneFlags& f) {
     throw Error("tune --kernel both: tune sweeps one kernel's edge cache; tune --kernel bfs and --kernel sssp one after "
                 "the other");
   tune.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
+  GraphDir::open(tune.run.graph_dir);  // refused before the sweep plans a point
   return run_tune(tune);
 }
 
@@ -586,7 +588,7 @@ bool parse_command_line(CLI::App& app, int argc, char** argv, int& rc) {
 }
 
 int main_checked(int argc, char** argv) {
-  CLI::App app{"strata: Graph500 BFS on Kronecker graphs, in DRAM and beyond"};
+  CLI::App app{"strata: Graph500 BFS and SSSP on Kronecker graphs, in DRAM and beyond"};
   app.formatter(std::make_shared<HelpWithoutTesting>());  // before the subcommands: they take the parent's
   app.require_subcommand(0, 1);
   app.add_flag("--version")->description("print the version, commit, build type and the parts compiled in");

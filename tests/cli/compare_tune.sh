@@ -15,6 +15,11 @@ assert [x['placement'] for x in p] == ['in-core', 'out-of-core', 'dax']
 assert len({tuple(s['nedge'] for s in x['searches']) for x in p}) == 1 and all(x['nbfs'] == 4 for x in p)"
 expect "compare PNG" bash -c "head -c 8 '$tmp/cmp.png' | od -An -c | grep -q 'P   N   G'"
 expect_error "compare bad placement" "unknown placement 'ssd'" "$strata" compare --graph "$tmp/o12" --placements in-core,ssd
+# A graph directory that cannot be read: refused once, before any placement runs (each placement's run had said it
+# again, under a table with no rows).
+expect_error "compare: no graph directory" "graph directory $tmp/none does not exist" "$strata" compare --graph "$tmp/none"
+mkdir "$tmp/bad" && head -c 60 "$tmp/o12/graph.hdr" >"$tmp/bad/graph.hdr"
+expect_error "compare: a damaged graph directory" "$tmp/bad/graph.hdr" "$strata" compare --graph "$tmp/bad" --roots 1
 PATH=/nonexistent "$strata" compare --graph "$tmp/o12" --roots 1 --placements in-core --plot "$tmp/none.png" >/dev/null 2>"$tmp/noplot.err"
 expect "no gnuplot: warned, still succeeds" bash -c "grep -q 'gnuplot not found' '$tmp/noplot.err' && ! test -e '$tmp/none.png'"
 
@@ -36,6 +41,8 @@ expect "tune on 64-bit ids: $(head -c 200 "$tmp/tune64.err")" python3 -c "
 import csv; rows = list(csv.DictReader(open('$tmp/tune64.csv')))
 assert len(rows) >= 5 and all(r['validated'] == 'yes' for r in rows), rows
 import struct; h = open('$tmp/w11/csr-p1/csr.hdr', 'rb').read(24); assert struct.unpack('<I', h[12:16])[0] == 8, 'id width'"
+expect_error "tune: no graph directory, before the budget's check" "graph directory $tmp/none does not exist" \
+  "$strata" tune --graph "$tmp/none" --dram-budget 1M
 expect_error "tune budget too small" "leaves nothing for the edge cache" "$strata" tune --graph "$tmp/o12" --dram-budget 1M
 expect_error "tune placement" "tune sweeps --placement out-of-core or dax" "$strata" tune --graph "$tmp/o12" --dram-budget 1G --placement in-core
 
