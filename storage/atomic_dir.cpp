@@ -188,11 +188,11 @@ AtomicDir::AtomicDir(const std::string& target, bool replace, const std::string&
   if (parent_.empty()) parent_ = ".";
   if (!fs::is_directory(parent_)) throw Error(fmt::format("cannot create {}: {} is not a directory", target_, parent_));
   if (path_exists(target_)) {
-    if (!replace) throw Error(target_ + " already exists (use --force to replace it)");
     std::error_code ec;
-    const bool ours = fs::exists(target_ + "/" + marker_file) || fs::is_empty(target_, ec);
-    if (!fs::is_directory(target_) || !ours)
-      throw Error("refusing to replace " + target_ + ": it is not a Strata directory");
+    const bool ours = fs::is_directory(target_) && (fs::exists(target_ + "/" + marker_file) || fs::is_empty(target_, ec));
+    // Not ours: refused whatever --force says, so the refusal does not suggest it.
+    if (!ours) throw Error(target_ + " already exists and is not a Strata directory: not replaced; choose another path");
+    if (!replace) throw Error(target_ + " already exists (use --force to replace it)");
     if (!DirLock::try_lock(target_, DirLock::kExclusive, target_lock_))
       throw Error(target_ + " is in use by another strata process (a run, a build or a replacement); not replaced");
   }

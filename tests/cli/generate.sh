@@ -25,6 +25,17 @@ expect_error "existing out" "already exists" "$strata" generate --scale 8 --out 
 expect "info ok" bash -c "'$strata' info '$tmp/g' | grep -qx 'checksums: ok'"
 expect "force replaces" "$strata" generate --scale 9 --out "$tmp/g" --force
 expect "info sees new SCALE" bash -c "'$strata' info '$tmp/g' | grep -qx 'SCALE: 9'"
+# A file or a directory that is not Strata's: refused with or without --force, without suggesting --force, untouched.
+echo keep >"$tmp/file"
+mkdir "$tmp/notes" && echo keep >"$tmp/notes/a.txt"
+for target in file notes; do
+  for force in "" --force; do
+    # shellcheck disable=SC2086  # force: no flag or one word
+    expect_error "$target${force:+ $force}: not Strata's, refused" "$tmp/$target already exists and is not a Strata directory" \
+      "$strata" generate --scale 8 --out "$tmp/$target" $force
+  done
+done
+expect "not Strata's: left as they were" bash -c "grep -qx keep '$tmp/file' && grep -qx keep '$tmp/notes/a.txt'"
 
 # A full disk (here a file-size limit) fails the write and leaves nothing behind.
 expect_error "full disk" "cannot write" bash -c "ulimit -f 64; exec '$strata' generate --scale 12 --out '$tmp/full'"
