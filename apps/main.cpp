@@ -23,6 +23,7 @@
 #include "generators/edge_digest.hpp"
 #include "generators/kronecker.hpp"
 #include "storage/atomic_dir.hpp"
+#include "storage/csr_files.hpp"
 #include "core/error.hpp"
 #include "storage/file.hpp"
 #include "tiers/tier_ops.hpp"
@@ -215,6 +216,32 @@ int cmd_generate(const SpecFlags& flags, const std::string& out, bool checksum, 
   return 0;
 }
 
+// One line for each CSR built in the graph directory (kernel 1's for the tiers on storage, a rank's rows under
+// mpirun), after reading it whole against its checksums; a damaged one ends the listing with its error.
+void info_csrs(const GraphDir& g) {
+  const std::vector<std::string> found = CsrFiles::find_in(g.path());
+  if (found.empty()) std::printf("csr: none built (a run with --placement out-of-core or dax builds one)\n");
+  for (const std::string& name : found) {
+    const std::string path = g.path() + "/" + name;
+    try {
+      const CsrFiles files = CsrFiles::open(path, g.header_hash(), g.spec().scale);
+      {
+        Progress progress("checking " + name);
+        files.verify([&](uint64_t done, uint64_t total) { progress.update(done, total); });
+      }
+      const CsrLayout& L = files.layout();
+      uint64_t bytes = L.meta_bytes();
+      for (int p = 0; p < L.parts(); ++p) bytes += L.adj_file_bytes(p);
+      std::printf("csr %s: %s, %d partition%s, %llu vertices, %llu entries, %llu bytes, built in %.2f s, checksums: ok\n",
+                  name.c_str(), L.weighted ? "kernel 3's (id, weight) pairs" : "kernel 2's ids", L.parts(),
+                  L.parts() == 1 ? "" : "s", (unsigned long long)L.n, (unsigned long long)L.entries,
+                  (unsigned long long)bytes, L.build_seconds);
+    } catch (const Error& e) {
+      throw with_rebuild_hint(e, path);
+    }
+  }
+}
+
 int cmd_info(const std::string& dir) {
   const GraphDir g = GraphDir::open(dir);
   const KroneckerSpec& s = g.spec();
@@ -226,15 +253,17 @@ int cmd_info(const std::string& dir) {
               (unsigned long long)(g.stores_tuples() ? g.block_count() : 0));
   if (!g.stores_tuples()) {
     std::printf("checksums: ok (header; no tuples stored)\n");
-    return 0;
+  } else {
+    {
+      Progress progress("checking");
+      g.verify([&](uint64_t done, uint64_t total) { progress.update(done, total); });
+    }
+    std::printf("checksums: ok\n");
   }
-  {
-    Progress progress("checking");
-    g.verify([&](uint64_t done, uint64_t total) { progress.update(done, total); });
-  }
-  std::printf("checksums: ok\n");
+  info_csrs(g);
   return 0;
 }
+
 
 #if STRATA_WITH_MPI
 // `mpirun -np P strata run`: every rank runs the distributed driver once all have accepted their command line;
@@ -600,7 +629,8 @@ int main_checked(int argc, char** argv) {
   std::string info_dir;
   CLI::App* gen = add_generate(app, gen_flags);
   CLI::App* info = app.add_subcommand("info", "describe a graph directory and check its checksums");
-  info->add_option("DIR", info_dir, "graph directory")->required();
+  CLI::Option* info_positional = info->add_option("DIR", info_dir, "graph directory");
+  info->add_option("-g,--graph", info_dir, "the same, as a flag (as run, compare and tune take it)")->excludes(info_positional);
   CLI::App* run = add_run(app, run_flags);
   add_placement_flags(run, run_flags);
   add_debug_flags(run, run_flags);
@@ -618,7 +648,10 @@ int main_checked(int argc, char** argv) {
     const GenerateFlags& g = gen_flags;
     return cmd_generate(g.spec, g.out, g.checksum, g.force, g.no_tuples);
   }
-  if (*info) return cmd_info(info_dir);
+  if (*info) {
+    if (info_dir.empty()) throw Error("info needs a graph directory: strata info DIR (or --graph DIR)");
+    return cmd_info(info_dir);
+  }
   if (*compare) return check_and_compare(compare, compare_flags);
   if (*tune) return check_and_tune(tune_flags);
   return check_and_run(run, run_flags);

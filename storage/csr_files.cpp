@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include "core/units.hpp"
 #include "storage/hash.hpp"
 #include "storage/header.hpp"
+#include "storage/numa_array.hpp"
 
 namespace strata {
 
@@ -154,6 +157,54 @@ CsrFiles CsrFiles::open(const std::string& path, uint64_t graph_hash, int scale)
     c.adj_.push_back(std::move(f));
   }
   return c;
+}
+
+std::vector<std::string> CsrFiles::find_in(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  const auto committed = [](const fs::path& p) {  // AtomicDir's temporary and moved-aside names hold a '.'
+    std::error_code ec;
+    return p.filename().string().find('.') == std::string::npos && fs::is_directory(p, ec);
+  };
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!committed(e.path())) continue;
+    if (path_exists((e.path() / kHeader).string())) {
+      found.push_back(e.path().filename().string());
+      continue;
+    }
+    std::error_code inner;
+    for (const auto& r : fs::directory_iterator(e.path(), inner))
+      if (committed(r.path()) && path_exists((r.path() / kHeader).string()))
+        found.push_back((e.path().filename() / r.path().filename()).string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void CsrFiles::verify(const ProgressFn& progress) const {
+  uint64_t total = layout_.meta_bytes(), done = 0;
+  for (int p = 0; p < layout_.parts(); ++p) total += layout_.adj_file_bytes(p);
+  PageRegion buffer(kCsrHashBlock);  // page-aligned, as O_DIRECT reads need
+  char* data = static_cast<char*>(buffer.base());
+  MetaReader meta(*this);
+  for (uint64_t at = 0; at < layout_.meta_bytes(); at += kCsrHashBlock) {
+    const uint64_t len = std::min(kCsrHashBlock, layout_.meta_bytes() - at);
+    meta.read(data, len);
+    if (progress) progress(done += len, total);
+  }
+  meta.finish();
+  for (int p = 0; p < layout_.parts(); ++p) {
+    const File& f = adj_[p]->file;
+    for (uint64_t off = 0, b = 0; off < layout_.adj_file_bytes(p); off += kCsrHashBlock, ++b) {
+      const uint64_t len = std::min(kCsrHashBlock, layout_.adj_file_bytes(p) - off);  // a multiple of 4 KiB
+      f.pread_all(data, len, off);
+      if (xxh3(data, len) != hashes_[p][b])
+        throw Error(fmt::format("{} is corrupted: checksum mismatch in block {} (bytes {}..{})", f.path(), b, off,
+                                off + len - 1));
+      if (progress) progress(done += len, total);
+    }
+  }
 }
 
 CsrFiles::MetaReader::MetaReader(const CsrFiles& files)

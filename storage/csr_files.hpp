@@ -56,6 +56,12 @@ class CsrFiles {
   // Opens a built CSR and checks its header against the graph (hash and SCALE); throws Error naming the
   // mismatch. Adjacency files are opened for O_DIRECT reads and their sizes checked.
   static CsrFiles open(const std::string& path, uint64_t graph_hash, int scale);
+  // The committed CSR directories under dir, one or two levels down (csr-p<K>, a rank's rows under mpi-p<P>),
+  // found by their header: relative paths, sorted. Unfinished builds (temporary names) are left out.
+  static std::vector<std::string> find_in(const std::string& dir);
+  // Reads meta.bin and every adjacency block whole and checks each against its checksum; throws Error naming the
+  // file and the bytes of the first mismatch. progress counts bytes.
+  void verify(const ProgressFn& progress = {}) const;
 
   const std::string& path() const { return path_; }
   const CsrLayout& layout() const { return layout_; }

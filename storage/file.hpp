@@ -2,11 +2,15 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/units.hpp"  // every user of files reports sizes
 
 namespace strata {
+
+// Long reads report how far they are (apps draw it as a progress line).
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 
 class File {
  public:

@@ -24,8 +24,6 @@
 
 namespace strata {
 
-using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
-
 class GraphDir {
  public:
   static constexpr const char* kHeaderFile = "graph.hdr";

@@ -50,4 +50,23 @@ expect_error "bit flip run" "checksum mismatch" "$strata" run --graph "$tmp/flip
 cp -r "$tmp/g" "$tmp/magic" && printf 'X' | dd of="$tmp/magic/graph.hdr" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect_error "bad magic" "bad magic" "$strata" info "$tmp/magic"
 
+# info reads every CSR built in the directory whole against its checksums (kernel 2's and kernel 3's here; a rank's
+# rows in mpi_tiered.sh), names the damaged one with the way to rebuild it, and passes over unfinished builds.
+expect_error "info without a directory" "info needs a graph directory" "$strata" info
+"$strata" generate --scale 8 --out "$tmp/c" 2>/dev/null
+expect "info: no CSR yet" bash -c "'$strata' info '$tmp/c' | grep -q '^csr: none built'"
+"$strata" run --graph "$tmp/c" --roots 2 --kernel both --placement out-of-core >/dev/null 2>&1
+mkdir "$tmp/c/csr-p1.tmp-1"
+out=$("$strata" info --graph "$tmp/c")
+expect "info: kernel 2's CSR read and checked" grep -qE "^csr csr-p1: kernel 2's ids, 1 partition, 256 vertices, [0-9]+ entries, .*checksums: ok$" <<<"$out"
+expect "info: kernel 3's CSR read and checked" grep -qE "^csr csr-w-p1: kernel 3's .*checksums: ok$" <<<"$out"
+expect "info: two CSRs, the unfinished build left out" test "$(grep -c '^csr ' <<<"$out")" -eq 2
+cp -r "$tmp/c" "$tmp/cflip" && printf '\xff\xff' | dd of="$tmp/cflip/csr-p1/adj.0.bin" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect_error "info: a CSR block flipped" "csr-p1/adj.0.bin is corrupted: checksum mismatch in block 0 (bytes 0..20479); remove $tmp/cflip/csr-p1 and run again" \
+  "$strata" info "$tmp/cflip"
+cp -r "$tmp/c" "$tmp/cmeta" && printf '\xff\xff' | dd of="$tmp/cmeta/csr-w-p1/meta.bin" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect_error "info: a CSR's meta.bin flipped" "csr-w-p1/meta.bin is corrupted (checksum mismatch)" "$strata" info "$tmp/cmeta"
+cp -r "$tmp/c" "$tmp/ctrunc" && truncate -s 4096 "$tmp/ctrunc/csr-p1/adj.0.bin"
+expect_error "info: a CSR's lists truncated" "adj.0.bin has 4096 bytes, expected" "$strata" info "$tmp/ctrunc"
+
 finish

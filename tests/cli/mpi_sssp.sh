@@ -74,7 +74,11 @@ mpi 3 run --graph "$tmp/t" --placement out-of-core --kernel sssp --roots 4 --thr
 expect "out-of-core ranks again: kernel 3's rows reused, the same bits" python3 -c "
 import json; j = json.load(open('$tmp/again.json')); assert j['csr_reused'] is True, j['csr_reused']" \
   && check_vectors 12 "$tmp/again.json" out-of-core
+expect "info reads each rank's weighted rows against their checksums" \
+  test "$("$strata" info "$tmp/t" | grep -cE "^csr mpi-w-p3/rank-[012]: kernel 3's .*checksums: ok$")" -eq 3
 printf '\xff\xff\xff\x7f' | dd of="$tmp/t/mpi-w-p3/rank-1/adj.0.bin" bs=1 seek=4096 conv=notrunc 2>/dev/null
+expect_error "info names the damaged rank file" "mpi-w-p3/rank-1/adj.0.bin is corrupted: checksum mismatch in block 0" \
+  "$strata" info "$tmp/t"
 mpi 3 run --graph "$tmp/t" --placement out-of-core --kernel sssp --roots 4 --threads 1 "${wide[@]}" >/dev/null 2>"$tmp/bad3.err"
 expect "a damaged weighted rank file: refused once, naming it" test "$(grep -c "strata: error: rank 1 of 3: .*mpi-w-p3/rank-1/adj.0.bin is corrupted" "$tmp/bad3.err")" -eq 1
 mpi 2 run --scale 10 --kernel sssp --debug-id-bytes 8 >/dev/null 2>"$tmp/w.err"
