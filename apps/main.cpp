@@ -362,7 +362,7 @@ CLI::App* add_run(CLI::App& app, RunFlags& f) {
       ->check(CLI::Range(1e-5, 1e9));  // narrower: a bucket a 1e-5 of distance, too many
   auto* graph_opt = run->add_option("--graph,-g", f.cfg.graph_dir, "run on a graph directory instead of generating");
   for (const char* spec_flag : {"--scale", "--edgefactor", "--seed"}) graph_opt->excludes(run->get_option(spec_flag));
-  run->add_option("--roots", f.cfg.roots, "number of BFS roots")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  run->add_option("--roots", f.cfg.roots, "number of search roots (each kernel searches from the same roots)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   run->add_option("--threads,-t", f.cfg.threads, "OpenMP threads (default: all; under mpirun, the node's cores shared by its ranks)")
       ->check(CLI::Range(1, 4096));
   run->add_option("--alpha", f.cfg.bfs.alpha, "top-down to bottom-up when frontier edges > unexplored edges / alpha")

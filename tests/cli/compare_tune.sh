@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `strata compare` and `strata tune`: tables, JSON, CSV, charts, recommendations, refusals.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 "$strata" generate --scale 12 --out "$tmp/o12" 2>/dev/null
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real concurrent processes on one graph directory: no result silently lost or mixed, builds serialized,
 # replacements refused while in use, a crashed writer's debris cleared and a live writer's left alone.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 # wait_locked DIR: until some process holds a lock on DIR (an exclusive try then fails), at most 10 s.
 wait_locked() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # DAX runs on a plain file (forced pmem or page cache): the in-core answers, read in place.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 "$strata" generate --scale 11 --out "$tmp/o11" 2>/dev/null
 "$strata" generate --scale 12 --out "$tmp/o12" 2>/dev/null

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `strata generate` and `info`: the checksum contract, bad specs, atomic writes, damaged directories.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 # --checksum prints the contract lines (values from GRAPH500.md section 6)
 out=$("$strata" generate --scale 10 --checksum)

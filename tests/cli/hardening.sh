@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad input and hostile conditions: failed runs' JSON, limits set on parent cgroups, empty partitions,
 # unwritable outputs found before work, read-only DAX, and the one-line messages for small mistakes.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 chmod 755 "$tmp"  # read by another user below
 
 "$strata" generate --scale 10 --out "$tmp/g" 2>/dev/null

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Graph directories on tmpfs and expanded-memory placement (--mem-nodes, --interleave).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 "$strata" generate --scale 12 --out "$tmp/o12" 2>/dev/null
 

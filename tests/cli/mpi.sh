@@ -4,9 +4,9 @@
 # from graph directories; the block and JSON name P and each rank; a bad block read by one rank ends every rank,
 # naming it; what the distributed run does not do, refused. Tiered placements: mpi_tiered.sh; failing runs
 # repeated: mpi_endings.sh.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 need_mpi
-source "$(dirname "$0")/mpi_lib.sh"
+source "$(dirname "$0")/mpi_lib.sh" || exit 1
 
 # Generated on the fly: the same searches as one process at every rank count; the block and JSON.
 "$strata" run --scale 11 --roots 12 --json "$tmp/one.json" >/dev/null 2>&1

@@ -4,7 +4,7 @@
 # once, so the ranks are scheduled differently every time); a budget refusal and a bad flag on one rank (MPMD).
 # Every run must exit 1 and carry the same lines: the reason said once, by rank 0, and nothing that looks like a
 # result.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 need_mpi
 RUNS=${STRATA_ENDING_RUNS:-8}  # 16, then 12 (2026-11-24, 11-28) as the suite neared its 60 s: STRATA_ENDING_RUNS=100 hunts races
 # Each run its own session directory: runs started together race on a shared one (see need_mpi).

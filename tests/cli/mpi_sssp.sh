@@ -3,10 +3,10 @@
 # reference's bits) at 1 to 4 ranks, generated and from a graph directory, at any --delta; both kernels in one
 # run, validated; the trace; a planted wrong distance fails the run naming the rule, once; on out-of-core and
 # dax ranks (their weighted rows built, reused, checked).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 need_mpi
-source "$(dirname "$0")/mpi_lib.sh"
-source "$(dirname "$0")/sssp_vectors.sh"
+source "$(dirname "$0")/mpi_lib.sh" || exit 1
+source "$(dirname "$0")/sssp_vectors.sh" || exit 1
 
 # From 3 ranks up, --delta 0.1 (the bits do not depend on it): the default's ~300 buckets a search, each a round of
 # collectives, took 3-4 ranks on 2 cores beside another ctest entry 10 s and more of the suite.

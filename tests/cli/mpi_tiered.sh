@@ -3,9 +3,9 @@
 # storage (built once, then reused), read with io_uring or mapped with libpmem, give the single-process searches;
 # hubs cached whole; rows of the other id width refused; short reads finished, a failed read and a damaged rank
 # file end every rank, naming it; budgets too small refused with the figures.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 need_mpi
-source "$(dirname "$0")/mpi_lib.sh"
+source "$(dirname "$0")/mpi_lib.sh" || exit 1
 
 "$strata" generate --scale 15 --out "$tmp/g" 2>/dev/null
 "$strata" run --graph "$tmp/g" --roots 4 --json "$tmp/one-g.json" >/dev/null 2>&1

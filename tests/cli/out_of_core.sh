@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Out-of-core runs: the in-core answers, the contract keys, CSR reuse, every refusal and I/O fault.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 # Out-of-core: same answers as in-core (nedge per root), the contract keys, and every refusal.
 "$strata" generate --scale 11 --out "$tmp/o11" 2>/dev/null

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `strata run`: every statistics key, the JSON contract, traces, and a planted error failing the run.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
 "$strata" generate --scale 9 --out "$tmp/g" 2>/dev/null
 # A run prints every statistics key and writes the JSON contract.

@@ -2,8 +2,8 @@
 # `strata run --kernel sssp|both`: kernel 3's distances bit-equal to the reference 3.0.1 (SSSP.md section 8's
 # vectors, through the JSON's facts), the block's sssp keys in the reference's order, a planted wrong distance
 # failing the run, and the refusals before work.
-source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/sssp_vectors.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
+source "$(dirname "$0")/sssp_vectors.sh" || exit 1
 
 for scale in 10 12 14; do
   "$strata" run --scale $scale --seed 2,3 --roots 4 --kernel both --json "$tmp/both$scale.json" >"$tmp/both$scale.txt" 2>/dev/null

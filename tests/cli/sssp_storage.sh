@@ -2,9 +2,9 @@
 # Kernel 3 on storage (--placement out-of-core and dax): the weighted on-disk CSR (csr-w-p<K>) built once and
 # reused, SSSP.md's vectors bit for bit for any edge cache, partition count and bucket width, every search
 # validated against the stored lists, a planted wrong distance and a damaged file caught, the refusals.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 
-source "$(dirname "$0")/sssp_vectors.sh"
+source "$(dirname "$0")/sssp_vectors.sh" || exit 1
 "$strata" generate --scale 10 --seed 2,3 --out "$tmp/g10" 2>/dev/null
 "$strata" generate --scale 12 --seed 2,3 --out "$tmp/g12" --no-tuples 2>/dev/null  # the tuples (and weights) regenerated
 

@@ -1,6 +1,7 @@
 # SSSP.md section 8's vectors for the kernel-3 CLI tests (sourced after lib.sh): the first 4 roots at SCALE 10,
 # 12, 14 (seeds 2,3) -- root reached dist_sum max_dist dist_fnv nedge -- and check_vectors SCALE JSON [PLACEMENT],
 # which holds a run's sssp searches to the table's rows for SCALE.
+[[ -n ${tmp:-} && -d $tmp ]] || { echo "FAIL: sssp_vectors.sh is sourced after lib.sh, which makes \$tmp"; exit 1; }
 cat >"$tmp/vectors.txt" <<'EOF'
 10 458 897 258.18886033445597 1.1285768747329712 0x655f56114f9f3658 16239
 10 214 897 618.71742710471153 1.5295275449752808 0xbf54d253d990ebad 16239

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a new user sees: help with no command, --version, the Graph500 block followed by one summary line,
 # measurement warnings in the JSON, and setup.sh's stages and its advice without root or sudo.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib.sh" || exit 1  # never go on without its private $tmp
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 "$strata" >"$tmp/help.txt" 2>&1
