@@ -166,13 +166,23 @@ std::vector<std::string> CsrFiles::find_in(const std::string& dir) {
     std::error_code ec;
     return p.filename().string().find('.') == std::string::npos && fs::is_directory(p, ec);
   };
+  // Kernel 1's names (path_for), listed with or without a header: a run would refuse one without, and so does info.
+  const auto csr_name = [](const std::string& name) {
+    for (const char* prefix : {"csr-p", "csr-w-p"}) {
+      const size_t k = std::strlen(prefix);
+      if (name.size() > k && name.compare(0, k, prefix) == 0 &&
+          std::all_of(name.begin() + k, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return true;
+    }
+    return false;
+  };
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!committed(e.path())) continue;
-    if (path_exists((e.path() / kHeader).string())) {
+    if (csr_name(e.path().filename().string()) || (committed(e.path()) && path_exists((e.path() / kHeader).string()))) {
       found.push_back(e.path().filename().string());
       continue;
     }
+    if (!committed(e.path())) continue;
     std::error_code inner;
     for (const auto& r : fs::directory_iterator(e.path(), inner))
       if (committed(r.path()) && path_exists((r.path() / kHeader).string()))

@@ -56,8 +56,9 @@ class CsrFiles {
   // Opens a built CSR and checks its header against the graph (hash and SCALE); throws Error naming the
   // mismatch. Adjacency files are opened for O_DIRECT reads and their sizes checked.
   static CsrFiles open(const std::string& path, uint64_t graph_hash, int scale);
-  // The committed CSR directories under dir, one or two levels down (csr-p<K>, a rank's rows under mpi-p<P>),
-  // found by their header: relative paths, sorted. Unfinished builds (temporary names) are left out.
+  // The CSR directories under dir, relative paths, sorted: every csr-p<K> and csr-w-p<K> (path_for's names, whole
+  // or not), and the directories one or two levels down that hold a CSR header (a rank's rows under mpi-p<P>).
+  // Unfinished builds (temporary names) are left out.
   static std::vector<std::string> find_in(const std::string& dir);
   // Reads meta.bin and every adjacency block whole and checks each against its checksum; throws Error naming the
   // file and the bytes of the first mismatch. progress counts bytes.

@@ -68,5 +68,9 @@ cp -r "$tmp/c" "$tmp/cmeta" && printf '\xff\xff' | dd of="$tmp/cmeta/csr-w-p1/me
 expect_error "info: a CSR's meta.bin flipped" "csr-w-p1/meta.bin is corrupted (checksum mismatch)" "$strata" info "$tmp/cmeta"
 cp -r "$tmp/c" "$tmp/ctrunc" && truncate -s 4096 "$tmp/ctrunc/csr-p1/adj.0.bin"
 expect_error "info: a CSR's lists truncated" "adj.0.bin has 4096 bytes, expected" "$strata" info "$tmp/ctrunc"
+rm -rf "$tmp/ctrunc/csr-p1" && mkdir "$tmp/ctrunc/csr-p1"  # the name a run reads, no header: refused as the run refuses it
+expect_error "info: a CSR directory without its header" "cannot open $tmp/ctrunc/csr-p1/csr.hdr" "$strata" info "$tmp/ctrunc"
+expect_error "run: the same directory, the same refusal" "cannot open $tmp/ctrunc/csr-p1/csr.hdr" \
+  "$strata" run --graph "$tmp/ctrunc" --roots 2 --placement out-of-core
 
 finish
