@@ -177,7 +177,9 @@ std::vector<std::string> CsrFiles::find_in(const std::string& dir) {
     return false;
   };
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
+  fs::directory_iterator entries(dir, ec);
+  if (ec) throw Error(fmt::format("cannot list {}: {}", dir, ec.message()));
+  for (const auto& e : entries) {
     if (csr_name(e.path().filename().string()) || (committed(e.path()) && path_exists((e.path() / kHeader).string()))) {
       found.push_back(e.path().filename().string());
       continue;
