@@ -232,8 +232,10 @@ void info_csrs(const GraphDir& g) {
       const CsrLayout& L = files.layout();
       uint64_t bytes = L.meta_bytes();
       for (int p = 0; p < L.parts(); ++p) bytes += L.adj_file_bytes(p);
+      const std::string entries = L.weighted ? fmt::format("kernel 3's ({}-byte id, float weight) pairs", L.id_bytes)
+                                             : fmt::format("kernel 2's {}-byte ids", L.id_bytes);
       std::printf("csr %s: %s, %d partition%s, %llu vertices, %llu entries, %llu bytes, built in %.2f s, checksums: ok\n",
-                  name.c_str(), L.weighted ? "kernel 3's (id, weight) pairs" : "kernel 2's ids", L.parts(),
+                  name.c_str(), entries.c_str(), L.parts(),
                   L.parts() == 1 ? "" : "s", (unsigned long long)L.n, (unsigned long long)L.entries,
                   (unsigned long long)bytes, L.build_seconds);
     } catch (const Error& e) {

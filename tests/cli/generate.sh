@@ -58,7 +58,7 @@ expect "info: no CSR yet" bash -c "'$strata' info '$tmp/c' | grep -q '^csr: none
 "$strata" run --graph "$tmp/c" --roots 2 --kernel both --placement out-of-core >/dev/null 2>&1
 mkdir "$tmp/c/csr-p1.tmp-1"
 out=$("$strata" info --graph "$tmp/c")
-expect "info: kernel 2's CSR read and checked" grep -qE "^csr csr-p1: kernel 2's ids, 1 partition, 256 vertices, [0-9]+ entries, .*checksums: ok$" <<<"$out"
+expect "info: kernel 2's CSR read and checked" grep -qE "^csr csr-p1: kernel 2's 4-byte ids, 1 partition, 256 vertices, [0-9]+ entries, .*checksums: ok$" <<<"$out"
 expect "info: kernel 3's CSR read and checked" grep -qE "^csr csr-w-p1: kernel 3's .*checksums: ok$" <<<"$out"
 expect "info: two CSRs, the unfinished build left out" test "$(grep -c '^csr ' <<<"$out")" -eq 2
 cp -r "$tmp/c" "$tmp/cflip" && printf '\xff\xff' | dd of="$tmp/cflip/csr-p1/adj.0.bin" bs=1 seek=100 conv=notrunc 2>/dev/null
