@@ -479,8 +479,10 @@ void arm_io_faults(const std::string& plan) {
 // The one check of `run`'s flags into its RunConfig, then the run.
 int check_and_run(const CLI::App* run, RunFlags& f) {
   RunConfig& cfg = f.cfg;
+  // A flag given an empty value is refused, not taken as not given (`--graph ""` ran a generated SCALE 16).
+  if (given(run, "--graph") && cfg.graph_dir.empty()) throw Error("--graph needs a directory");
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(f.spec);
-  if (!f.json_path.empty()) check_output_file(f.json_path, "--json");
+  if (given(run, "--json")) check_output_file(f.json_path, "--json");
   cfg.validate = !f.no_validate;
   const auto method = validation_method_from_name(f.validate_against);
   if (!method) throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", f.validate_against));
@@ -528,8 +530,8 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& f) {
 
 int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   CompareConfig& cmp = f.cmp;
-  if (!cmp.json_path.empty()) check_output_file(cmp.json_path, "--json");
-  if (!cmp.plot_path.empty()) check_output_file(cmp.plot_path, "--plot");
+  if (given(compare, "--json")) check_output_file(cmp.json_path, "--json");
+  if (given(compare, "--plot")) check_output_file(cmp.plot_path, "--plot");
   if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
   cmp.run.kernels = kernel_set(f.kernel);
   const std::string all_names = tier_names(", ");
@@ -540,6 +542,7 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   }
   if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
   if (given(compare, "--dram-budget")) cmp.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
+  if (cmp.run.graph_dir.empty()) throw Error("--graph needs a directory");
   GraphDir::open(cmp.run.graph_dir);  // a missing or damaged directory refused once, not once a placement
   return run_compare(cmp);
 }
@@ -568,10 +571,11 @@ CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
   return tune_cmd;
 }
 
-int check_and_tune(TuneFlags& f) {
+int check_and_tune(const CLI::App* tune_cmd, TuneFlags& f) {
   TuneConfig& tune = f.tune;
-  if (!tune.csv_path.empty()) check_output_file(tune.csv_path, "--csv");
-  if (!tune.plot_path.empty()) check_output_file(tune.plot_path, "--plot");
+  if (tune.run.graph_dir.empty()) throw Error("--graph needs a directory");
+  if (given(tune_cmd, "--csv")) check_output_file(tune.csv_path, "--csv");
+  if (given(tune_cmd, "--plot")) check_output_file(tune.plot_path, "--plot");
   if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
   const Tier* tier = find_tier(f.placement);
   if (!tier || !tier->on_storage)  // a tier without an edge cache has nothing to tune
@@ -655,7 +659,7 @@ int main_checked(int argc, char** argv) {
     return cmd_info(info_dir);
   }
   if (*compare) return check_and_compare(compare, compare_flags);
-  if (*tune) return check_and_tune(tune_flags);
+  if (*tune) return check_and_tune(tune, tune_flags);
   return check_and_run(run, run_flags);
 }
 

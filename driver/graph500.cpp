@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <optional>
 
 #include "core/error.hpp"
@@ -236,7 +237,11 @@ DirLock lock_graph_dir(const std::string& dir) {
   DirLock lock;
   if (dir.empty() || !path_exists(dir)) return lock;
   for (int attempt = 0; attempt < 20; ++attempt) {
-    if (DirLock::try_lock(dir, DirLock::kShared, lock)) return lock;
+    int open_error = 0;
+    if (DirLock::try_lock(dir, DirLock::kShared, lock, &open_error)) return lock;
+    if (open_error == ENOTDIR) throw Error("graph directory " + dir + " is not a directory");
+    if (open_error != 0)  // no wait cures it: said now, not as a replacement in progress 2 s later
+      throw Error(errno_message("cannot open graph directory " + dir + " to hold it for the run", open_error));
     ::usleep(100000);
   }
   throw Error(dir + " is being replaced by another strata process (generate --force); run again when it has finished");

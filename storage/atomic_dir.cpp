@@ -142,11 +142,15 @@ DirLock::~DirLock() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool DirLock::try_lock(const std::string& path, Mode mode, DirLock& out) {
+bool DirLock::try_lock(const std::string& path, Mode mode, DirLock& out, int* open_error) {
+  if (open_error) *open_error = 0;
   for (int attempt = 0; attempt < 100; ++attempt) {
     DirLock l;
     l.fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (l.fd_ < 0) return false;
+    if (l.fd_ < 0) {
+      if (open_error) *open_error = errno;
+      return false;
+    }
     if (::flock(l.fd_, (mode == kShared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) return false;
     struct stat st;
     if (::fstat(l.fd_, &st) != 0) return false;

@@ -23,7 +23,9 @@ class DirLock {
   // Locks the directory now at `path` without waiting; false if another process holds a conflicting lock.
   // The lock is taken on the directory the path names after locking (a directory swapped in meanwhile is
   // locked instead), so a holder knows `path` is the directory it locked.
-  static bool try_lock(const std::string& path, Mode mode, DirLock& out);
+  // open_error, where given, gets errno when the directory cannot be opened at all (not a directory, no
+  // permission), which no wait cures; 0 when the lock is held by another process.
+  static bool try_lock(const std::string& path, Mode mode, DirLock& out, int* open_error = nullptr);
   // Locks a file (for example the graph header, as the CSR build lock), waiting for other holders.
   static DirLock wait_file(const std::string& path);
   // Locks a lock file exclusively without waiting, creating it if missing; false if another process holds it.

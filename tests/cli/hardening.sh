@@ -93,10 +93,28 @@ if "${as_other[@]}" "$strata" --version >/dev/null 2>&1; then
   "${as_other[@]}" "$strata" tune --graph "$tmp/ro" --roots 4 --dram-budget 20M --steps 1 >/dev/null 2>"$tmp/ro.err"
   expect "read-only CSR: tune runs ($(head -c 200 "$tmp/ro.err"))" test $? -eq 0
   chmod -R u+w "$tmp/ro"
+  # A graph directory this user may enter but not list: its shared lock cannot be taken, said at once (it
+  # waited 2 s and blamed a `generate --force` in progress).
+  mkdir "$tmp/nolist" && cp "$tmp/g/graph.hdr" "$tmp/g/edges.bin" "$tmp/nolist/" && chmod 711 "$tmp/nolist"
+  expect_error "a graph directory that cannot be listed: the cause" \
+    "cannot open graph directory $tmp/nolist to hold it for the run: Permission denied" \
+    "${as_other[@]}" "$strata" run --graph "$tmp/nolist" --roots 2
 else
-  skip "cannot run strata as another user here (read-only DAX and CSR not checked)"
+  skip "cannot run strata as another user here (read-only DAX and CSR, an unlistable directory not checked)"
 fi
 chmod -R u+w "$tmp/g"
+# A file, or a loop of links, given as the graph directory: the cause, not a replacement in progress.
+expect_error "--graph a file" "graph directory $tmp/g/graph.hdr is not a directory" "$strata" run --graph "$tmp/g/graph.hdr"
+ln -s "$tmp/loop-b" "$tmp/loop-a" && ln -s "$tmp/loop-a" "$tmp/loop-b"
+expect_error "--graph a loop of links" "cannot open graph directory $tmp/loop-a to hold it for the run: Too many levels" \
+  "$strata" run --graph "$tmp/loop-a"
+# A flag given an empty value is refused, not read as not given (`--graph ""` ran a generated SCALE 16, `--json ""`
+# wrote nothing).
+expect_error "run --graph ''" "--graph needs a directory" "$strata" run --graph ""
+expect_error "run --json ''" "--json needs a file name" "$strata" run --scale 8 --json ""
+expect_error "compare --graph ''" "--graph needs a directory" "$strata" compare --graph ""
+expect_error "compare --plot ''" "--plot needs a file name" "$strata" compare --graph "$tmp/g" --plot ""
+expect_error "tune --csv ''" "--csv needs a file name" "$strata" tune --graph "$tmp/g" --dram-budget 64M --csv ""
 
 # Small mistakes, one clear line each.
 mkdir "$tmp/fifo" && mkfifo "$tmp/fifo/graph.hdr"
