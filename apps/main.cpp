@@ -456,7 +456,9 @@ void check_placement(const CLI::App* run, RunFlags& f) {
   if (!place.tier->on_storage && (given(run, "--dram-budget") || given(run, "--on-mem-edges") || given(run, "--hub-degree")))
     throw Error("--dram-budget, --on-mem-edges and --hub-degree apply to --placement out-of-core and dax");
   place.memory.mem_nodes = parse_node_list(f.mem_nodes);
-  if (!f.cfg.rank_dir.empty() && mpi_rank() < 0)
+  if (given(run, "--mem-nodes") && place.memory.mem_nodes.empty()) throw Error("--mem-nodes needs node ids, e.g. 2, 2,3 or 2-3");
+  if (given(run, "--rank-dir") && f.cfg.rank_dir.empty()) throw Error("--rank-dir needs a directory");
+  if (given(run, "--rank-dir") && mpi_rank() < 0)
     throw Error("--rank-dir places each MPI rank's rows: it applies under mpirun (a single process keeps its on-disk "
                 "CSR in the graph directory)");
 }

@@ -115,6 +115,8 @@ expect_error "run --json ''" "--json needs a file name" "$strata" run --scale 8 
 expect_error "compare --graph ''" "--graph needs a directory" "$strata" compare --graph ""
 expect_error "compare --plot ''" "--plot needs a file name" "$strata" compare --graph "$tmp/g" --plot ""
 expect_error "tune --csv ''" "--csv needs a file name" "$strata" tune --graph "$tmp/g" --dram-budget 64M --csv ""
+expect_error "run --mem-nodes ''" "--mem-nodes needs node ids" "$strata" run --scale 8 --mem-nodes ""
+expect_error "run --rank-dir ''" "--rank-dir needs a directory" "$strata" run --scale 8 --rank-dir ""
 
 # Small mistakes, one clear line each.
 mkdir "$tmp/fifo" && mkfifo "$tmp/fifo/graph.hdr"
