@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <csignal>
 #include <cstdio>
-#include <string>
+#include <new>
 #include <optional>
+#include <string>
+#include <system_error>
 #include <tuple>
 #include <sstream>
 #include <span>
@@ -35,6 +37,16 @@
 
 namespace strata {
 namespace {
+
+// What an exception that is not an Error says to the user: the standard library's own words name no cause.
+std::string words_of(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of memory (the machine's memory, a cgroup limit, or this process's ulimit -v or -d)";
+  if (const auto* s = dynamic_cast<const std::system_error*>(&e); s && s->code() == std::errc::resource_unavailable_try_again)
+    return std::string("cannot start a thread: ") + s->code().message() +
+           " (a limit on processes or memory: ulimit -u, ulimit -v, a cgroup, or the machine's memory)";
+  return e.what();
+}
 
 #if STRATA_WITH_MPI
 // Started by mpirun: the world's communicator, and whether every rank has agreed that its command line is
@@ -275,10 +287,8 @@ RunResult run_mpi(const RunConfig& cfg, const RunHooks& hooks, const Comm& comm)
   mpi_agree({});
   try {
     return run_graph500_mpi(cfg, hooks, comm);
-  } catch (const std::bad_alloc&) {
-    comm.fail("out of memory");
   } catch (const std::exception& e) {
-    comm.fail(e.what());
+    comm.fail(words_of(e));
   }
 }
 #endif
@@ -678,10 +688,8 @@ int main_mpi(int argc, char** argv) {
   std::string error;
   try {
     rc = main_checked(argc, argv);
-  } catch (const std::bad_alloc&) {
-    error = "out of memory";
   } catch (const std::exception& e) {
-    error = e.what();
+    error = words_of(e);
   }
   if (!mpi_agreed) mpi_agree(error);  // ends the run if any rank refused
   else if (!error.empty()) comm.fail(error);
@@ -701,12 +709,8 @@ int main(int argc, char** argv) {
 #endif
   try {
     return strata::main_checked(argc, argv);
-  } catch (const strata::Error& e) {
-    std::fprintf(stderr, "strata: error: %s\n", e.what());
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "strata: error: out of memory\n");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "strata: error: %s\n", e.what());
+    std::fprintf(stderr, "strata: error: %s\n", strata::words_of(e).c_str());
   }
   return 1;
 }

@@ -80,11 +80,14 @@ uint64_t rank_peak_bytes(const KroneckerSpec& spec, int processes, bool tiered, 
 template <class Id>
 void check_memory(const KroneckerSpec& spec, const Comm& comm, bool tiered, uint64_t budget, const KernelSet& kernels) {
   const uint64_t each = rank_peak_bytes<Id>(spec, comm.size(), tiered, budget, kernels);
-  const uint64_t node = each * uint64_t(comm.ranks_on_this_node()), have = available_memory_bytes();
+  const uint64_t node = each * uint64_t(comm.ranks_on_this_node()), have = node_memory_bytes();
   if (node > have)
-    throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank{}); {} available",
+    throw Error(fmt::format("SCALE {} with {} ranks on this node needs about {} of memory ({} a rank{}); {}",
                             spec.scale, comm.ranks_on_this_node(), human_bytes(double(node)), human_bytes(double(each)),
-                            tiered ? ", its budget included" : "", human_bytes(double(have))));
+                            tiered ? ", its budget included" : "", available_words(have)));
+  if (const uint64_t mine = available_memory_bytes(); each > mine)  // this rank's own ulimits
+    throw Error(fmt::format("SCALE {} with {} ranks needs about {} of memory a rank{}; {}", spec.scale, comm.size(),
+                            human_bytes(double(each)), tiered ? ", its budget included" : "", available_words(mine)));
 }
 
 // A planted fault in kernel 1's rows (--debug-corrupt-rows): the first entry of the first root's list, on the rank
@@ -109,12 +112,12 @@ template <class Id>
 int validation_slots(const RunConfig& cfg, uint64_t n, int roots, const Comm& comm) {
   const uint64_t each =
       DistValidator<Id>::batch_bytes(n, comm.size(), 1, cfg.kernels.has(kSsspKernel)) * uint64_t(comm.ranks_on_this_node());
-  const uint64_t have = available_memory_bytes();
+  const uint64_t have = node_memory_bytes();
   if (cfg.validate_batch > 0) {
     const int slots = std::min(cfg.validate_batch, roots);
     if (each * uint64_t(slots) > have)
-      throw Error(fmt::format("--validate-batch {} needs {} on this node for its batch; {} available (lower it)", slots,
-                              human_bytes(double(each * uint64_t(slots))), human_bytes(double(have))));
+      throw Error(fmt::format("--validate-batch {} needs {} on this node for its batch; {} (lower it)", slots,
+                              human_bytes(double(each * uint64_t(slots))), available_words(have)));
     return slots;
   }
   // The same on every rank (the batch ends in a collective pass): the smallest any rank's memory allows.
@@ -205,7 +208,7 @@ RowsPlace rows_place(const RunConfig& cfg, const Comm& comm) {
   at.base = cfg.rank_dir.empty() ? cfg.graph_dir : cfg.rank_dir;
   at.dax = cfg.place.tier->in_place;
   // No --dram-budget: out-of-core, half of what is free on the node shared by its ranks; dax, no cache.
-  at.share_of_node = available_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node());
+  at.share_of_node = std::min(node_memory_bytes() / 2 / uint64_t(comm.ranks_on_this_node()), available_memory_bytes() / 2);
   at.budget = cfg.place.dram_budget > 0 ? cfg.place.dram_budget : at.dax ? 0 : at.share_of_node;
   comm.all_or_none([&] { at.io_buffers = check_rank_budget(at.budget, at.dax, cfg.place.io, omp_get_max_threads()); });
   return at;

@@ -115,9 +115,9 @@ void check_in_core_memory(const KroneckerSpec& spec, int validate_batch, bool ag
   const uint64_t need = in_core_bytes(spec, sizeof(Id), std::max(validate_batch, 1), against_csr, weighted);
   const uint64_t have = available_memory_bytes();
   if (need > have)
-    throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} available (an out-of-core run, "
+    throw Error(fmt::format("SCALE {} needs about {} of memory for an in-core run; {} (an out-of-core run, "
                             "--placement out-of-core, needs far less)",
-                            spec.scale, human_bytes(double(need)), human_bytes(double(have))));
+                            spec.scale, human_bytes(double(need)), available_words(have)));
 }
 
 // A tiered run's --validate-batch against the tuples (asked for, or chosen by auto since a batch is asked for)

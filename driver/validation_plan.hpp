@@ -31,9 +31,9 @@ template <class Id>
 void check_packed_batch(uint64_t n, int slots) {
   const uint64_t need = slots > 1 ? BatchValidator<Id>::batch_bytes(n, slots) : 0, have = available_memory_bytes();
   if (need > have)
-    throw Error(fmt::format("--validate-batch {} needs {} for its packed batch against the tuples; {} available "
+    throw Error(fmt::format("--validate-batch {} needs {} for its packed batch against the tuples; {} "
                             "(lower it, or add --validate-against csr to check it against the on-disk CSR)",
-                            slots, human_bytes(double(need)), human_bytes(double(have))));
+                            slots, human_bytes(double(need)), available_words(have)));
 }
 
 // How many searches one pass over the tuples checks (a packed batch; 1: each in place, adding only a bitmap).

@@ -4,6 +4,7 @@
 #include "core/units.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -103,18 +104,51 @@ uint64_t cgroup_room(bool v1) {
   return room;
 }
 
+// A "Key:   N kB" line of /proc/meminfo or /proc/self/status, in bytes; UINT64_MAX if absent.
+uint64_t kib_line(const char* path, const std::string& want) {
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);) {
+    if (line.compare(0, want.size(), want) != 0) continue;
+    std::istringstream in(line.substr(want.size()));
+    uint64_t kib;
+    return (in >> kib) ? kib * 1024 : UINT64_MAX;
+  }
+  return UINT64_MAX;
+}
+
+// The room under one of this process's own limits (ulimit -v: the address space against its size now; ulimit
+// -d: data, which counts private writable mappings since Linux 4.7, against its data now); UINT64_MAX if unset.
+uint64_t rlimit_room(int resource, const std::string& status_key) {
+  struct rlimit rl;
+  if (::getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  const uint64_t used = kib_line("/proc/self/status", status_key);
+  return used == UINT64_MAX || used >= rl.rlim_cur ? 0 : uint64_t(rl.rlim_cur) - used;
+}
+
+// Each bound on what this process may take, and which of them binds.
+struct MemoryBounds {
+  uint64_t machine, cgroups, address_space, data;
+  MemoryBounds()
+      : machine(kib_line("/proc/meminfo", "MemAvailable:")),
+        cgroups(std::min(cgroup_room(true), cgroup_room(false))),
+        address_space(rlimit_room(RLIMIT_AS, "VmSize:")),
+        data(rlimit_room(RLIMIT_DATA, "VmData:")) {}
+  uint64_t node() const { return std::min(machine, cgroups); }
+  uint64_t process() const { return std::min({node(), address_space, data}); }
+};
+
 }  // namespace
 
-uint64_t available_memory_bytes() {
-  uint64_t avail = UINT64_MAX;
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    uint64_t kib;
-    meminfo >> kib;
-    if (key == "MemAvailable:") avail = kib * 1024;
-    meminfo.ignore(64, '\n');
-  }
-  return std::min({avail, cgroup_room(true), cgroup_room(false)});
+uint64_t available_memory_bytes() { return MemoryBounds().process(); }
+uint64_t node_memory_bytes() { return MemoryBounds().node(); }
+
+std::string available_words(uint64_t bytes) {
+  const MemoryBounds b;
+  const char* bound = b.process() >= b.machine ? ""
+                      : b.address_space == b.process() ? " (under this process's address-space limit, ulimit -v)"
+                      : b.data == b.process()          ? " (under this process's data limit, ulimit -d)"
+                                                       : " (under a cgroup memory limit)";
+  return human_bytes(double(bytes)) + " available" + bound;
 }
 
 uint64_t csr_validation_bytes(uint64_t n, uint64_t entries, int id_bytes) {
@@ -188,8 +222,8 @@ uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io
       (stream ? " and " + human_bytes(double(stream)) + " of tuple-stream buffers (validation)" : std::string());
   const uint64_t held = state + stream;
   if (requested == 0 && !dax && held + io > available)  // no budget given: the state is what does not fit
-    throw Error(fmt::format("{} SCALE {} needs {} plus at least {} of I/O buffers; {} available", placement, scale,
-                            fixed, human_bytes(double(io)), human_bytes(double(available))));
+    throw Error(fmt::format("{} SCALE {} needs {} plus at least {} of I/O buffers; {}", placement, scale, fixed,
+                            human_bytes(double(io)), available_words(available)));
   uint64_t budget = requested;
   if (budget == 0 && !dax) budget = available > held ? (available - held) / 2 : 0;
   if (!dax && budget < io)
@@ -198,8 +232,8 @@ uint64_t tiered_budget(uint64_t requested, bool dax, uint64_t state, uint64_t io
                             human_bytes(double(budget)), human_bytes(double(io)), human_bytes(double(io)), threads,
                             opt.depth, human_bytes(double(opt.request_bytes))), Error::kFixSaid);
   if (held + budget > available)
-    throw Error(fmt::format("{} SCALE {} needs {} plus the {} budget; {} available", placement, scale, fixed,
-                            human_bytes(double(budget)), human_bytes(double(available))));
+    throw Error(fmt::format("{} SCALE {} needs {} plus the {} budget; {}", placement, scale, fixed,
+                            human_bytes(double(budget)), available_words(available)));
   return budget;
 }
 
@@ -209,8 +243,8 @@ void check_cache_fits(uint64_t k, uint64_t cache, uint64_t io, uint64_t budget, 
     throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of I/O buffers, more than --dram-budget {}",
                             k, human_bytes(double(cache)), human_bytes(double(io)), human_bytes(double(budget))), Error::kFixSaid);
   if (cache + io + state > available)
-    throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of O(N) state; {} available", k,
-                            human_bytes(double(cache)), human_bytes(double(state)), human_bytes(double(available))), Error::kFixSaid);
+    throw Error(fmt::format("--on-mem-edges {} needs a {} edge cache plus {} of O(N) state; {}", k,
+                            human_bytes(double(cache)), human_bytes(double(state)), available_words(available)), Error::kFixSaid);
 }
 
 }  // namespace strata

@@ -1,15 +1,24 @@
 // DRAM accounting, one model for every figure a run reports or refuses by: what this process may use
-// (MemAvailable, capped by every cgroup limit above it), what an in-core run peaks at, an out-of-core or DAX
-// run's O(N) state, I/O buffers and edge-cache budget, and the search state of the driver.
+// (MemAvailable, capped by every cgroup limit above it and by its own ulimits), what an in-core run peaks at, an
+// out-of-core or DAX run's O(N) state, I/O buffers and edge-cache budget, and the search state of the driver.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "generators/kronecker.hpp"
 #include "storage/uring_reader.hpp"
 
 namespace strata {
 
+// What this process may still take: MemAvailable, capped by the room under every cgroup limit above it and under
+// its own address-space and data limits (ulimit -v, -d).
 uint64_t available_memory_bytes();
+// What the node's processes may still take together: the same without this process's own limits (the ranks of a
+// node share its memory, each under its own ulimit).
+uint64_t node_memory_bytes();
+// "<bytes> available", naming the limit that binds where one binds below the machine's memory: every refusal
+// for memory says it this way.
+std::string available_words(uint64_t bytes);
 
 // Kernel 1's in-core list bounds, bytes a vertex: 32-bit while the pre-dedup entries fit them (build_csr).
 inline uint64_t build_bound_bytes(uint64_t raw_entries) { return raw_entries <= UINT32_MAX ? 4 : 8; }

@@ -3,10 +3,14 @@
 #include <numa.h>
 #include <numaif.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "storage/file.hpp"
@@ -18,12 +22,24 @@ size_t page_size() {
   static const size_t p = size_t(::sysconf(_SC_PAGESIZE));
   return p;
 }
+
+// A mapping refused: for ENOMEM, the limit that can refuse one. Never a fault of stored data, so a reader of the
+// on-disk CSR adds no rebuild hint (the message counts as saying its fix).
+Error allocation_error(size_t bytes, int err) {
+  std::string why = errno_message("cannot allocate " + human_bytes(double(bytes)), err);
+  struct rlimit as;
+  if (err == ENOMEM && ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    why += fmt::format(" (this process's address space is limited to {}: ulimit -v)", human_bytes(double(as.rlim_cur)));
+  else if (err == ENOMEM)
+    why += " (the machine's memory, a cgroup limit or ulimit -d)";
+  return Error(why, Error::kFixSaid);
+}
 }  // namespace
 
 PageRegion::PageRegion(size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw Error(errno_message("cannot allocate " + human_bytes(double(bytes)), errno));
+  if (p == MAP_FAILED) throw allocation_error(bytes, errno);
   ::madvise(p, bytes, MADV_HUGEPAGE);  // fewer TLB misses on big random-access arrays; a hint only
   base_ = p;
 }

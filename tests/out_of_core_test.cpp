@@ -28,6 +28,7 @@
 #include "core/error.hpp"
 #include "storage/file.hpp"
 #include "storage/graph_dir.hpp"
+#include "storage/numa_array.hpp"
 #include "tests/test_util.hpp"
 #include "validate/validator.hpp"
 
@@ -893,6 +894,17 @@ TEST(Errors, RebuildHintIsAddedOnlyWhereTheErrorDoesNotSayItsFix) {
   EXPECT_STREQ(with_rebuild_hint(budget, "/g/csr-p1").what(), budget.what());
   const Error remove_word("could not remove the old file");  // "remove" in the text is no longer taken as a fix
   EXPECT_NE(std::string(with_rebuild_hint(remove_word, "/g").what()).find("; remove /g"), std::string::npos);
+}
+
+// An allocation refused while a CSR is read (its cache, under a ulimit) is no fault of the CSR: no hint to remove it.
+TEST(Errors, AnAllocationRefusedGetsNoRebuildHint) {
+  try {
+    PageRegion too_big(size_t(1) << 60);  // 1024 PiB, above x86-64's address space: refused with ENOMEM
+    FAIL() << "1024 PiB were mapped";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot allocate 1024.0 PiB: Cannot allocate memory ("), std::string::npos) << e.what();
+    EXPECT_STREQ(with_rebuild_hint(e, "/g/csr-p1").what(), e.what());
+  }
 }
 
 }  // namespace

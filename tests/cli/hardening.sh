@@ -116,6 +116,17 @@ expect_error "compare --graph ''" "--graph needs a directory" "$strata" compare 
 expect_error "compare --plot ''" "--plot needs a file name" "$strata" compare --graph "$tmp/g" --plot ""
 expect_error "tune --csv ''" "--csv needs a file name" "$strata" tune --graph "$tmp/g" --dram-budget 64M --csv ""
 expect_error "run --mem-nodes ''" "--mem-nodes needs node ids" "$strata" run --scale 8 --mem-nodes ""
+
+# This process's own limits (ulimit -v, -d: any user may lower them) count in what it may take: refused before
+# work, the limit named (it failed later with "cannot allocate"), and a thread that cannot start says why.
+if "$strata" --version | grep -q ASan; then
+  skip "ulimit -v and -d with ASan (its shadow memory needs terabytes of address space)"
+else
+  expect_error "ulimit -v: refused before work, the limit named" \
+    "available (under this process's address-space limit, ulimit -v)" bash -c "ulimit -v 300000; exec '$strata' run --scale 22"
+  expect_error "ulimit -d: refused before work, the limit named" \
+    "available (under this process's data limit, ulimit -d)" bash -c "ulimit -d 300000; exec '$strata' run --scale 22"
+fi
 expect_error "run --rank-dir ''" "--rank-dir needs a directory" "$strata" run --scale 8 --rank-dir ""
 
 # Small mistakes, one clear line each.
