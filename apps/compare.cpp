@@ -88,16 +88,33 @@ void plot_compare(const std::string& path, const std::vector<RunResult>& results
 
 }  // namespace
 
+namespace {
+// One placement's run of the compared graph and roots.
+RunConfig placement_run(const CompareConfig& cfg, const Tier* tier) {
+  RunConfig run = cfg.run;
+  run.place.tier = tier;
+  // The budget is the out-of-core edge cache's; DAX reads every list in place, in-core holds them all.
+  if (!tier->on_storage || tier->in_place) run.place.dram_budget = 0;
+  return run;
+}
+}  // namespace
+
 int run_compare(const CompareConfig& cfg) {
+  // What a placement would refuse before its work (a budget below its I/O buffers, no room for its CSR) is
+  // refused before the first placement runs, naming it.
+  for (const Tier* tier : cfg.placements) {
+    try {
+      check_run(placement_run(cfg, tier));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", tier->name, e.what()), e.fix_said ? Error::kFixSaid : Error::kFixUnsaid);
+    }
+  }
   nlohmann::json all = {{"graph", cfg.run.graph_dir}, {"roots", cfg.run.roots}, {"placements", nlohmann::json::array()}};
   std::vector<RunResult> results;
   std::string failure;
   for (const Tier* tier : cfg.placements) {
-    RunConfig run = cfg.run;
-    run.place.tier = tier;
+    const RunConfig run = placement_run(cfg, tier);
     const std::string name(tier->name);
-    // The budget is the out-of-core edge cache's; DAX reads every list in place, in-core holds them all.
-    if (!tier->on_storage || tier->in_place) run.place.dram_budget = 0;
     std::fprintf(stderr, "compare: %s\n", name.c_str());
     try {
       RunResult r = run_graph500(run);

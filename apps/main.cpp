@@ -550,6 +550,8 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   for (const std::string& name : split_commas(f.placements)) {
     const Tier* tier = find_tier(name);
     if (!tier) throw Error(fmt::format("unknown placement '{}' in --placements: expected {}", name, all_names));
+    if (std::find(cmp.placements.begin(), cmp.placements.end(), tier) != cmp.placements.end())
+      throw Error(fmt::format("--placements names {} twice", name));
     cmp.placements.push_back(tier);
   }
   if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);

@@ -194,38 +194,49 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   search_and_summarize(r, cfg, source, pg, topo, hooks, busy_at_start);
 }
 
+// How the searches are validated where the choice is made now: tiered runs choose once their graph is loaded
+// (run_searches: what fits their budget decides); kernel 3 alone on storage is checked against its weighted CSR.
+ValidationMethod method_before_load(const RunConfig& cfg) {
+  const bool in_core = !cfg.place.tier->on_storage;
+  return cfg.validate_against == ValidationMethod::kAuto && (in_core || !cfg.kernels.has(kBfsKernel))
+             ? ValidationMethod::kCsr
+             : cfg.validate_against;
+}
+
+// Every refusal a run can make before its work: the kernels' flags, the memory of an in-core run, a tiered run's
+// validation batch, DRAM budget and disk.
 template <class Id>
-RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
-  const Topology topo = Topology::detect();
-  const int parts = cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes();
+void check_before_work(const RunConfig& cfg, int parts) {
   const Tier& tier = *cfg.place.tier;
-  const bool in_core = !tier.on_storage;
   for_each_kernel(cfg.kernels, [&](auto kernel) { decltype(kernel)::check(cfg); });
-  RunResult r = result_for(cfg);
-  // Tiered runs choose once their graph is loaded (run_searches): what fits their budget decides.
-  // Kernel 3 alone on storage is checked against its weighted on-disk CSR.
-  r.validation.method = cfg.validate_against == ValidationMethod::kAuto && (in_core || !cfg.kernels.has(kBfsKernel))
-                            ? ValidationMethod::kCsr
-                            : cfg.validate_against;
-  const bool against_csr = cfg.validate && r.validation.method == ValidationMethod::kCsr;
-  r.threads = omp_get_max_threads();
-  if (!cfg.graph_dir.empty()) {
-    const GraphDir dir = GraphDir::open(cfg.graph_dir);
-    if (in_core) {
-      check_in_core_memory<Id>(dir.spec(), cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
-    } else {
-      check_tiered_batch<Id>(cfg, dir.spec(), r.validation.method);
-      check_tiered_resources<Id>(dir, placement_spec(cfg, parts));
-    }
-    run_on<Id>(r, cfg, TupleSource(dir), topo, parts, hooks, busy_at_start);
-    return r;
-  }
-  if (tier.on_storage)
+  const ValidationMethod method = method_before_load(cfg);
+  const bool against_csr = cfg.validate && method == ValidationMethod::kCsr;
+  if (cfg.graph_dir.empty() && tier.on_storage)
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
                             tier.name, cfg.spec.scale));
-  check_in_core_memory<Id>(cfg.spec, cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
-  run_on<Id>(r, cfg, TupleSource(cfg.spec), topo, parts, hooks, busy_at_start);
+  const std::optional<GraphDir> dir = cfg.graph_dir.empty() ? std::nullopt : std::optional(GraphDir::open(cfg.graph_dir));
+  const KroneckerSpec& spec = dir ? dir->spec() : cfg.spec;
+  if (!tier.on_storage) {
+    check_in_core_memory<Id>(spec, cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
+  } else {
+    check_tiered_batch<Id>(cfg, spec, method);
+    check_tiered_resources<Id>(*dir, placement_spec(cfg, parts));
+  }
+}
+
+int parts_of(const RunConfig& cfg, const Topology& topo) { return cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes(); }
+
+template <class Id>
+RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
+  const Topology topo = Topology::detect();
+  const int parts = parts_of(cfg, topo);
+  check_before_work<Id>(cfg, parts);
+  RunResult r = result_for(cfg);
+  r.validation.method = method_before_load(cfg);
+  r.threads = omp_get_max_threads();
+  const TupleSource source = cfg.graph_dir.empty() ? TupleSource(cfg.spec) : TupleSource(GraphDir::open(cfg.graph_dir));
+  run_on<Id>(r, cfg, source, topo, parts, hooks, busy_at_start);
   return r;
 }
 
@@ -259,6 +270,14 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   check_run_config(config, scale);
   return wide_ids(config, scale) ? run_typed<uint64_t>(config, hooks, busy_at_start)
                                  : run_typed<uint32_t>(config, hooks, busy_at_start);
+}
+
+void check_run(const RunConfig& config) {
+  const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
+  check_run_config(config, scale);
+  const int parts = parts_of(config, Topology::detect());
+  if (wide_ids(config, scale)) check_before_work<uint64_t>(config, parts);
+  else check_before_work<uint32_t>(config, parts);
 }
 
 bool wide_ids(const RunConfig& cfg, int scale) { return scale > 31 || cfg.id_bytes == 8; }

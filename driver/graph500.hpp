@@ -23,6 +23,10 @@ bool wide_ids(const RunConfig& cfg, int scale);
 // and --interleave against the tier and this machine's nodes.
 void check_run_config(const RunConfig& cfg, int scale);
 
+// Every refusal run_graph500 makes before its work (flags, memory, a tiered run's budget and disk), without the
+// work: `compare` checks each placement before it runs the first.
+void check_run(const RunConfig& config);
+
 // Runs kernel 1, the searches and their validation. Errors (bad input, I/O, memory) throw Error; a search that
 // fails validation is a result with failure set and no statistics.
 RunResult run_graph500(const RunConfig& config, const RunHooks& hooks = {});

@@ -15,6 +15,12 @@ assert [x['placement'] for x in p] == ['in-core', 'out-of-core', 'dax']
 assert len({tuple(s['nedge'] for s in x['searches']) for x in p}) == 1 and all(x['nbfs'] == 4 for x in p)"
 expect "compare PNG" bash -c "head -c 8 '$tmp/cmp.png' | od -An -c | grep -q 'P   N   G'"
 expect_error "compare bad placement" "unknown placement 'ssd'" "$strata" compare --graph "$tmp/o12" --placements in-core,ssd
+expect_error "compare: a placement named twice" "--placements names in-core twice" \
+  "$strata" compare --graph "$tmp/o12" --placements in-core,dax,in-core
+# What a placement refuses before its work is refused before the first placement runs (the in-core run used to
+# come first, then out-of-core's refusal, then the table of the others): one line, the placement named.
+expect_error "compare: a budget below the I/O buffers, before any run" \
+  "out-of-core: --dram-budget 1.0 KiB is below the minimum" "$strata" compare --graph "$tmp/o12" --dram-budget 1K
 # A graph directory that cannot be read: refused once, before any placement runs (each placement's run had said it
 # again, under a table with no rows).
 expect_error "compare: no graph directory" "graph directory $tmp/none does not exist" "$strata" compare --graph "$tmp/none"
