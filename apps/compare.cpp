@@ -50,12 +50,15 @@ void print_table(const std::vector<RunResult>& results) {
   for (const RunResult& r : results)
     if (r.placement.tier->name == kInCore.name)
       for (const auto& [row, kernel] : rows_of(r)) in_core[kernel] = r.statistic(kernel + "_harmonic_mean_TEPS");
-  std::printf("%-12s %20s %9s %12s %20s %18s %10s\n", "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
+  int width = 12;  // the placement column as wide as its longest row ("out-of-core sssp")
+  for (const RunResult& r : results)
+    for (const auto& [row, kernel] : rows_of(r)) width = std::max(width, int(row.size()));
+  std::printf("%-*s %20s %9s %12s %20s %18s %10s\n", width, "placement", "harmonic_mean_TEPS", "ratio", "dram_bytes",
               "storage_bytes_read", "construction_time", "validated");
   for (const RunResult& r : results)
     for (const auto& [row, kernel] : rows_of(r)) {
       const double teps = r.statistic(kernel + "_harmonic_mean_TEPS"), base = in_core[kernel];
-      std::printf("%-12s %20.4g %9s %12s %20s %17.2fs %10s\n", row.c_str(), teps,
+      std::printf("%-*s %20.4g %9s %12s %20s %17.2fs %10s\n", width, row.c_str(), teps,
                   base > 0 ? fmt::format("{:.3f}", teps / base).c_str() : "-", human_bytes(double(r.dram_bytes)).c_str(),
                   storage_read(r).c_str(), r.construction_time, all_valid(r) ? "yes" : "no");
     }

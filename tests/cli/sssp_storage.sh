@@ -95,6 +95,8 @@ expect_error "another graph's weighted CSR" "$tmp/m10/csr-w-p1 was built from an
 "$strata" compare --graph "$tmp/g10" --roots 2 --kernel both --dram-budget 40M --json "$tmp/cmp.json" >"$tmp/cmp.txt" 2>/dev/null
 expect "compare --kernel both: exit 0" test $? -eq 0
 expect "compare: bfs and sssp rows for every placement" bash -c "for p in in-core out-of-core dax; do grep -qE \"^\$p +[0-9]\" '$tmp/cmp.txt' && grep -qE \"^\$p sssp \" '$tmp/cmp.txt' || exit 1; done"
+expect "compare: the columns aligned under their headers (\"out-of-core sssp\" pushed its row out)" \
+  test "$(awk '{print length}' "$tmp/cmp.txt" | sort -u | wc -l)" -eq 1
 
 # tune --kernel sssp sweeps kernel 3's cache (8-byte entries of the weighted CSR): every point validated.
 "$strata" tune --graph "$tmp/g10" --dram-budget 20M --kernel sssp --roots 2 --steps 2 --csv "$tmp/tune.csv" >"$tmp/tune.txt" 2>/dev/null
