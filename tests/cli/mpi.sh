@@ -112,6 +112,13 @@ expect "fewer roots than asked: 80 searches validated, the warning" \
   grep -q "^summary: SCALE 7, in-core, 80 of 80 searches validated, .*; warning: 80 searches, not the 1000 asked" "$tmp/il.txt"
 mpi 3 run --scale 10 --roots 2 --mem-nodes 77 >/dev/null 2>"$tmp/mn.err"
 expect "--mem-nodes with a node the machine lacks: refused once" test "$(grep -c "strata: error:.*77" "$tmp/mn.err")" -eq 1
+# A rank's own ulimit -v: its need held to it, refused once, the limit named (skipped with ASan's shadow memory).
+if ! "$strata" --version | grep -q ASan; then
+  (ulimit -v 600000; mpi $P run --scale 22 --threads 1 >/dev/null 2>"$tmp/ulimit.err")
+  expect "a rank's ulimit -v: refused once, named ($(head -c 200 "$tmp/ulimit.err"))" test "$(grep -c \
+    "strata: error: rank 0 of 2: SCALE 22 with 2 ranks needs about .* a rank; .* available (under this process's address-space limit, ulimit -v)" \
+    "$tmp/ulimit.err")" -eq 1
+fi
 mpi $P run --scale 10 --bogus >/dev/null 2>"$tmp/flag.err"
 expect "a bad flag: non-zero exit" test $? -ne 0
 expect "a bad flag: said once" test "$(grep -c 'strata: error:.*bogus' "$tmp/flag.err")" -eq 1
