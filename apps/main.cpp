@@ -247,9 +247,8 @@ void info_csrs(const GraphDir& g) {
       const std::string entries = L.weighted ? fmt::format("kernel 3's ({}-byte id, float weight) pairs", L.id_bytes)
                                              : fmt::format("kernel 2's {}-byte ids", L.id_bytes);
       std::printf("csr %s: %s, %d partition%s, %llu vertices, %llu entries, %llu bytes, built in %.2f s, checksums: ok\n",
-                  name.c_str(), entries.c_str(), L.parts(),
-                  L.parts() == 1 ? "" : "s", (unsigned long long)L.n, (unsigned long long)L.entries,
-                  (unsigned long long)bytes, L.build_seconds);
+                  name.c_str(), entries.c_str(), L.parts(), L.parts() == 1 ? "" : "s", (unsigned long long)L.n,
+                  (unsigned long long)L.entries, (unsigned long long)bytes, L.build_seconds);
     } catch (const Error& e) {
       throw with_rebuild_hint(e, path);
     }
@@ -277,7 +276,6 @@ int cmd_info(const std::string& dir) {
   info_csrs(g);
   return 0;
 }
-
 
 #if STRATA_WITH_MPI
 // `mpirun -np P strata run`: every rank runs the distributed driver once all have accepted their command line;
