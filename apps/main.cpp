@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <new>
 #include <optional>
 #include <string>
@@ -46,6 +47,17 @@ std::string words_of(const std::exception& e) {
     return std::string("cannot start a thread: ") + s->code().message() +
            " (a limit on processes or memory: ulimit -u, ulimit -v, a cgroup, or the machine's memory)";
   return e.what();
+}
+
+// An output file (--json, --csv, --plot) checked before any work: writable, and not a file of a graph or CSR
+// directory (`--json DIR/graph.hdr` replaced the graph's header with the results, and the graph was lost).
+void check_result_file(const std::string& path, const std::string& flag) {
+  check_output_file(path, flag);
+  const std::filesystem::path target(follow_links(path));
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".", name = target.filename().string();
+  if ((GraphDir::is_own_file(name) && path_exists(dir + "/" + GraphDir::kHeaderFile)) ||
+      (CsrFiles::is_own_file(name) && path_exists(dir + "/csr.hdr")))
+    throw Error(fmt::format("{} {}: a file of the Strata directory {}, not replaced; choose another path", flag, path, dir));
 }
 
 #if STRATA_WITH_MPI
@@ -492,7 +504,7 @@ int check_and_run(const CLI::App* run, RunFlags& f) {
   // A flag given an empty value is refused, not taken as not given (`--graph ""` ran a generated SCALE 16).
   if (given(run, "--graph") && cfg.graph_dir.empty()) throw Error("--graph needs a directory");
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(f.spec);
-  if (given(run, "--json")) check_output_file(f.json_path, "--json");
+  if (given(run, "--json")) check_result_file(f.json_path, "--json");
   cfg.validate = !f.no_validate;
   const auto method = validation_method_from_name(f.validate_against);
   if (!method) throw Error(fmt::format("unknown --validate-against '{}': expected auto, csr or tuples", f.validate_against));
@@ -540,8 +552,8 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& f) {
 
 int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   CompareConfig& cmp = f.cmp;
-  if (given(compare, "--json")) check_output_file(cmp.json_path, "--json");
-  if (given(compare, "--plot")) check_output_file(cmp.plot_path, "--plot");
+  if (given(compare, "--json")) check_result_file(cmp.json_path, "--json");
+  if (given(compare, "--plot")) check_result_file(cmp.plot_path, "--plot");
   if (cmp.run.threads > 0) omp_set_num_threads(cmp.run.threads);
   cmp.run.kernels = kernel_set(f.kernel);
   const std::string all_names = tier_names(", ");
@@ -586,8 +598,8 @@ CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
 int check_and_tune(const CLI::App* tune_cmd, TuneFlags& f) {
   TuneConfig& tune = f.tune;
   if (tune.run.graph_dir.empty()) throw Error("--graph needs a directory");
-  if (given(tune_cmd, "--csv")) check_output_file(tune.csv_path, "--csv");
-  if (given(tune_cmd, "--plot")) check_output_file(tune.plot_path, "--plot");
+  if (given(tune_cmd, "--csv")) check_result_file(tune.csv_path, "--csv");
+  if (given(tune_cmd, "--plot")) check_result_file(tune.plot_path, "--plot");
   if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);
   const Tier* tier = find_tier(f.placement);
   if (!tier || !tier->on_storage)  // a tier without an edge cache has nothing to tune

@@ -97,6 +97,13 @@ std::string CsrFiles::path_for(const std::string& graph_dir, int parts, bool wei
   return fmt::format("{}/csr-{}p{}", graph_dir, weighted ? "w-" : "", parts);
 }
 std::string CsrFiles::adj_name(int p) { return fmt::format("adj.{}.bin", p); }
+bool CsrFiles::is_own_file(const std::string& name) {
+  if (name == kHeader || name == kMeta) return true;
+  const std::string head = "adj.", tail = ".bin";
+  return name.size() > head.size() + tail.size() && name.compare(0, head.size(), head) == 0 &&
+         name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
+         std::all_of(name.begin() + head.size(), name.end() - tail.size(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 std::vector<const DirectFile*> CsrFiles::adj_files() const {
   std::vector<const DirectFile*> files;

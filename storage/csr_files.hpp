@@ -52,6 +52,8 @@ class CsrFiles {
  public:
   static std::string path_for(const std::string& graph_dir, int parts, bool weighted = false);
   static std::string adj_name(int p);
+  // Whether `name` is a file a CSR directory holds (csr.hdr, meta.bin, adj.<p>.bin): what no output may replace.
+  static bool is_own_file(const std::string& name);
 
   // Opens a built CSR and checks its header against the graph (hash and SCALE); throws Error naming the
   // mismatch. Adjacency files are opened for O_DIRECT reads and their sizes checked.

@@ -28,6 +28,8 @@ class GraphDir {
  public:
   static constexpr const char* kHeaderFile = "graph.hdr";
   static constexpr const char* kEdgesFile = "edges.bin";
+  // Whether `name` is a file a graph directory holds (graph.hdr, edges.bin): what no output may replace.
+  static bool is_own_file(const std::string& name) { return name == kHeaderFile || name == kEdgesFile; }
   static constexpr int kBlockEdgesLog2 = 20;
   static constexpr uint64_t kBlockEdges = uint64_t(1) << kBlockEdgesLog2;
 

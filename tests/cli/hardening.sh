@@ -185,4 +185,20 @@ echo old >"$tmp/target.csv" && ln -s target.csv "$tmp/link.csv"
 expect "tune --csv through a link: the link stays, its target holds the table" \
   bash -c "test -L '$tmp/link.csv' && grep -q , '$tmp/target.csv'"
 
+# An output never replaces a file of a graph or CSR directory, directly or through a link (`--json DIR/graph.hdr`
+# wrote the results over the graph's header); a new file beside them is fine.
+cp "$tmp/o/graph.hdr" "$tmp/o.hdr"
+expect_error "--json onto graph.hdr" "--json $tmp/o/graph.hdr: a file of the Strata directory $tmp/o, not replaced" \
+  "$strata" run --graph "$tmp/o" --roots 2 --json "$tmp/o/graph.hdr"
+expect_error "--json onto edges.bin" "a file of the Strata directory" "$strata" run --scale 8 --json "$tmp/o/edges.bin"
+"$strata" run --graph "$tmp/o" --roots 1 --placement out-of-core >/dev/null 2>&1
+ln -s "$tmp/o/csr-p1/adj.0.bin" "$tmp/lists.png"
+expect_error "compare --plot through a link onto a CSR's lists" "a file of the Strata directory $tmp/o/csr-p1" \
+  "$strata" compare --graph "$tmp/o" --plot "$tmp/lists.png"
+expect_error "tune --csv onto csr.hdr" "a file of the Strata directory" \
+  "$strata" tune --graph "$tmp/o" --dram-budget 64M --csv "$tmp/o/csr-p1/csr.hdr"
+expect "the graph and its CSR untouched" bash -c "cmp -s '$tmp/o/graph.hdr' '$tmp/o.hdr' && '$strata' info '$tmp/o' >/dev/null"
+"$strata" run --graph "$tmp/o" --roots 1 --json "$tmp/o/results.json" >/dev/null 2>&1
+expect "--json into the graph directory, a new name: written" test -s "$tmp/o/results.json"
+
 finish
