@@ -496,8 +496,10 @@ void run_on(RunResult& r, const RunConfig& cfg, const TupleSource& source, const
   if (!r.ok()) return;  // no statistics from a failed run
   r.statistics = graph500_statistics(r.spec.scale, r.spec.edgefactor, r.generation_time, r.construction_time,
                                      r.timed(), comm.size());
-  // No busy-CPU sample under mpirun: the node's other ranks keep its CPUs busy by design.
-  r.measurement_warnings = run_warnings(*r.timed().front().second, 0.0, r.threads, cfg.roots);
+  // No busy-CPU sample under mpirun: the node's other ranks keep its CPUs busy by design. The threads counted
+  // against the node's CPUs are its ranks' together.
+  r.measurement_warnings =
+      run_warnings(*r.timed().front().second, 0.0, r.threads * comm.ranks_on_this_node(), cfg.roots);
 }
 
 // What every rank must share, as (name, value): the graph (its spec; read from a directory, its header's

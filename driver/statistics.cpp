@@ -167,10 +167,18 @@ std::string fewer_roots_warning(size_t found, int asked) {
                      found, asked);
 }
 
+std::string oversubscribed_warning(int threads, int cpus) {
+  if (threads <= cpus) return "";
+  return fmt::format("{} threads on this machine's {} CPU{}: they took turns on the cores, so the TEPS are not the "
+                     "machine's",
+                     threads, cpus, cpus == 1 ? "" : "s");
+}
+
 std::vector<std::string> run_warnings(const std::vector<SearchRecord>& searches, double busy_at_start, int threads,
                                       int asked) {
   std::vector<std::string> w = measurement_warnings(searches, busy_at_start, threads);
   if (std::string few = fewer_roots_warning(searches.size(), asked); !few.empty()) w.push_back(std::move(few));
+  if (std::string over = oversubscribed_warning(threads, int(::sysconf(_SC_NPROCESSORS_ONLN))); !over.empty()) w.push_back(std::move(over));
   return w;
 }
 

@@ -57,8 +57,14 @@ std::vector<std::string> measurement_warnings(const std::vector<SearchRecord>& s
 // draws stop after 2N, so a small graph may not give them all.
 std::string fewer_roots_warning(size_t found, int asked);
 
-// A finished run's warnings, both backends: measurement_warnings', then fewer_roots_warning's where it has one
-// (searches: the first kernel's, one a root found; asked: --roots).
+// The sentence for a run of more threads than the machine has CPUs (threads > cpus), else "": its threads took
+// turns on the cores, so its TEPS are not the machine's. (Counted online, not by this process's affinity: by the
+// time a run ends its threads are pinned, one CPU each.)
+std::string oversubscribed_warning(int threads, int cpus);
+
+// A finished run's warnings, both backends: measurement_warnings', then fewer_roots_warning's and
+// oversubscribed_warning's (against the CPUs online) where they have one (searches: the first
+// kernel's, one a root found; asked: --roots).
 std::vector<std::string> run_warnings(const std::vector<SearchRecord>& searches, double busy_at_start, int threads,
                                       int asked);
 

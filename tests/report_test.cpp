@@ -33,6 +33,12 @@ TEST(MeasurementWarnings, SpreadOfEqualNedgeSearchesIsFlagged) {
   EXPECT_TRUE(measurement_warnings(searches({{100, 1.0}, {3, 0.0001}}), 0.1, 2).empty());
 }
 
+TEST(MeasurementWarnings, MoreThreadsThanCpusAreFlagged) {
+  EXPECT_EQ(oversubscribed_warning(2, 2), "");
+  EXPECT_EQ(oversubscribed_warning(1, 4), "");
+  EXPECT_NE(oversubscribed_warning(8, 2).find("8 threads on this machine's 2 CPUs"), std::string::npos);
+}
+
 TEST(MeasurementWarnings, BusyCpusAtStartAreFlagged) {
   const auto w = measurement_warnings(searches({{100, 1.0}}), 1.5, 2);
   ASSERT_EQ(w.size(), 1u);

@@ -32,6 +32,13 @@ expect "fewer roots: the summary's warning" grep -q "; warning: 80 searches, not
 expect "fewer roots: json nbfs and the warning" python3 -c "
 import json; j = json.load(open('$tmp/few.json')); assert j['nbfs'] == 80 and len(j['searches']) == 80
 assert any(w.startswith('80 searches, not the 1000 asked') for w in j['measurement_warnings']), j['measurement_warnings']"
+# More threads than the machine has CPUs: the summary and the JSON warn that the TEPS are not the machine's.
+cpus=$(getconf _NPROCESSORS_ONLN)
+"$strata" run --scale 8 --roots 2 --threads $((cpus + 1)) --json "$tmp/over.json" >"$tmp/over.txt" 2>/dev/null
+expect "more threads than CPUs: the summary's warning" \
+  grep -q "; warning: $((cpus + 1)) threads on this machine's $cpus CPU.*: they took turns on the cores" "$tmp/over.txt"
+expect "more threads than CPUs: the JSON's warning" python3 -c "
+import json; w = json.load(open('$tmp/over.json'))['measurement_warnings']; assert any('took turns' in x for x in w), w"
 "$strata" run --scale 10 --roots 3 --trace >/dev/null 2>"$tmp/trace.txt"
 expect "trace lines" grep -qE "^trace: search 0 root 458 level 0 top-down frontier 1 edges [0-9]+ time" "$tmp/trace.txt"
 
