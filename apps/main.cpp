@@ -56,7 +56,7 @@ void check_result_file(const std::string& path, const std::string& flag) {
   const std::filesystem::path target(follow_links(path));
   const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".", name = target.filename().string();
   if ((GraphDir::is_own_file(name) && path_exists(dir + "/" + GraphDir::kHeaderFile)) ||
-      (CsrFiles::is_own_file(name) && path_exists(dir + "/csr.hdr")))
+      (CsrFiles::is_own_file(name) && path_exists(dir + "/" + CsrFiles::kHeaderFile)))
     throw Error(fmt::format("{} {}: a file of the Strata directory {}, not replaced; choose another path", flag, path, dir));
 }
 

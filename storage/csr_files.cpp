@@ -24,7 +24,7 @@ namespace {
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'S'};
 // Version 2 added the entry width and the weighted flag (kernel 3); version 1 (ids only) still reads.
 constexpr uint32_t kVersion = 2;
-constexpr const char* kHeader = "csr.hdr";
+constexpr const char* kHeader = CsrFiles::kHeaderFile;
 constexpr const char* kMeta = "meta.bin";
 
 struct DiskHeaderV1 {

@@ -50,6 +50,7 @@ inline constexpr uint64_t kCsrHashBlock = uint64_t(4) << 20;
 
 class CsrFiles {
  public:
+  static constexpr const char* kHeaderFile = "csr.hdr";  // the commit record: written last
   static std::string path_for(const std::string& graph_dir, int parts, bool weighted = false);
   static std::string adj_name(int p);
   // Whether `name` is a file a CSR directory holds (csr.hdr, meta.bin, adj.<p>.bin): what no output may replace.
