@@ -213,6 +213,7 @@ int cmd_generate(const SpecFlags& flags, const std::string& out, bool checksum, 
   const KroneckerSpec spec = make_spec(flags);
   if (out.empty() && !checksum) throw Error("generate needs --out DIR or --checksum");
   if (no_tuples && out.empty()) throw Error("--no-tuples describes a graph directory: it needs --out DIR");
+  if (force && out.empty()) throw Error("--force replaces the directory --out names: it needs --out DIR");
   Kronecker gen(spec);
   if (checksum) {
     Progress progress("generating");

@@ -17,6 +17,8 @@ expect_error "negative seed" "malformed seed" "$strata" generate --scale 5 --see
 expect_error "unknown flag" "--bogus" "$strata" run --scale 5 --bogus
 expect_error "too big for memory" "of memory for an in-core run" "$strata" run --scale 36
 expect_error "unwritable out" "cannot create" "$strata" generate --scale 5 --out /proc/strata-graph
+expect_error "--force without --out" "--force replaces the directory --out names: it needs --out DIR" \
+  "$strata" generate --scale 5 --checksum --force
 expect_error "missing graph" "does not exist" "$strata" run --graph "$tmp/nothing"
 
 "$strata" generate --scale 8 --out "$tmp/g" 2>/dev/null
