@@ -458,6 +458,11 @@ void add_debug_flags(CLI::App* run, RunFlags& f) {
 
 bool given(const CLI::App* cmd, const char* flag) { return cmd->get_option(flag)->count() > 0; }
 
+// --graph given as "": refused, not read as not given (`run --graph ""` ran a generated SCALE 16).
+void check_graph_flag(const CLI::App* cmd, const std::string& dir) {
+  if (given(cmd, "--graph") && dir.empty()) throw Error("--graph needs a directory");
+}
+
 // --placement and its settings, checked against each other.
 void check_placement(const CLI::App* run, RunFlags& f) {
   PlacementSpec& place = f.cfg.place;
@@ -502,8 +507,7 @@ void arm_io_faults(const std::string& plan) {
 // The one check of `run`'s flags into its RunConfig, then the run.
 int check_and_run(const CLI::App* run, RunFlags& f) {
   RunConfig& cfg = f.cfg;
-  // A flag given an empty value is refused, not taken as not given (`--graph ""` ran a generated SCALE 16).
-  if (given(run, "--graph") && cfg.graph_dir.empty()) throw Error("--graph needs a directory");
+  check_graph_flag(run, cfg.graph_dir);
   if (cfg.graph_dir.empty()) cfg.spec = make_spec(f.spec);
   if (given(run, "--json")) check_result_file(f.json_path, "--json");
   cfg.validate = !f.no_validate;
@@ -567,7 +571,7 @@ int check_and_compare(const CLI::App* compare, CompareFlags& f) {
   }
   if (cmp.placements.empty()) throw Error("unknown placement '' in --placements: expected " + all_names);
   if (given(compare, "--dram-budget")) cmp.run.place.dram_budget = parse_bytes(f.budget, "--dram-budget");
-  if (cmp.run.graph_dir.empty()) throw Error("--graph needs a directory");
+  check_graph_flag(compare, cmp.run.graph_dir);
   GraphDir::open(cmp.run.graph_dir);  // a missing or damaged directory refused once, not once a placement
   return run_compare(cmp);
 }
@@ -598,7 +602,7 @@ CLI::App* add_tune(CLI::App& app, TuneFlags& f) {
 
 int check_and_tune(const CLI::App* tune_cmd, TuneFlags& f) {
   TuneConfig& tune = f.tune;
-  if (tune.run.graph_dir.empty()) throw Error("--graph needs a directory");
+  check_graph_flag(tune_cmd, tune.run.graph_dir);
   if (given(tune_cmd, "--csv")) check_result_file(tune.csv_path, "--csv");
   if (given(tune_cmd, "--plot")) check_result_file(tune.plot_path, "--plot");
   if (tune.run.threads > 0) omp_set_num_threads(tune.run.threads);

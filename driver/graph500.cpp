@@ -204,9 +204,10 @@ ValidationMethod method_before_load(const RunConfig& cfg) {
 }
 
 // Every refusal a run can make before its work: the kernels' flags, the memory of an in-core run, a tiered run's
-// validation batch, DRAM budget and disk.
+// validation batch, DRAM budget and disk. dir: the run's graph directory, opened once by the caller (null: the
+// spec is generated).
 template <class Id>
-void check_before_work(const RunConfig& cfg, int parts) {
+void check_before_work(const RunConfig& cfg, const GraphDir* dir, int parts) {
   const Tier& tier = *cfg.place.tier;
   for_each_kernel(cfg.kernels, [&](auto kernel) { decltype(kernel)::check(cfg); });
   const ValidationMethod method = method_before_load(cfg);
@@ -215,7 +216,6 @@ void check_before_work(const RunConfig& cfg, int parts) {
     throw Error(fmt::format("--placement {} needs a graph directory (--graph DIR; make one with `strata generate "
                             "--scale {} --out DIR`)",
                             tier.name, cfg.spec.scale));
-  const std::optional<GraphDir> dir = cfg.graph_dir.empty() ? std::nullopt : std::optional(GraphDir::open(cfg.graph_dir));
   const KroneckerSpec& spec = dir ? dir->spec() : cfg.spec;
   if (!tier.on_storage) {
     check_in_core_memory<Id>(spec, cfg.validate_batch, against_csr, cfg.kernels.weighted_lists());
@@ -227,15 +227,22 @@ void check_before_work(const RunConfig& cfg, int parts) {
 
 int parts_of(const RunConfig& cfg, const Topology& topo) { return cfg.numa_parts > 0 ? cfg.numa_parts : topo.nodes(); }
 
+// The run's graph directory, opened (its header checked) once for the checks and the run; none where the spec is
+// generated.
+std::optional<GraphDir> open_graph(const RunConfig& cfg) {
+  return cfg.graph_dir.empty() ? std::nullopt : std::optional(GraphDir::open(cfg.graph_dir));
+}
+
 template <class Id>
-RunResult run_typed(const RunConfig& cfg, const RunHooks& hooks, BusyCpuSampler& busy_at_start) {
+RunResult run_typed(const RunConfig& cfg, std::optional<GraphDir> dir, const RunHooks& hooks,
+                    BusyCpuSampler& busy_at_start) {
   const Topology topo = Topology::detect();
   const int parts = parts_of(cfg, topo);
-  check_before_work<Id>(cfg, parts);
+  check_before_work<Id>(cfg, dir ? &*dir : nullptr, parts);
   RunResult r = result_for(cfg);
   r.validation.method = method_before_load(cfg);
   r.threads = omp_get_max_threads();
-  const TupleSource source = cfg.graph_dir.empty() ? TupleSource(cfg.spec) : TupleSource(GraphDir::open(cfg.graph_dir));
+  const TupleSource source = dir ? TupleSource(std::move(*dir)) : TupleSource(cfg.spec);
   run_on<Id>(r, cfg, source, topo, parts, hooks, busy_at_start);
   return r;
 }
@@ -266,18 +273,20 @@ RunResult run_graph500(const RunConfig& config, const RunHooks& hooks) {
   BusyCpuSampler busy_at_start;  // other processes' CPUs at the run's start
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const DirLock graph_lock = lock_graph_dir(config.graph_dir);
-  const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
+  std::optional<GraphDir> dir = open_graph(config);
+  const int scale = dir ? dir->spec().scale : config.spec.scale;
   check_run_config(config, scale);
-  return wide_ids(config, scale) ? run_typed<uint64_t>(config, hooks, busy_at_start)
-                                 : run_typed<uint32_t>(config, hooks, busy_at_start);
+  return wide_ids(config, scale) ? run_typed<uint64_t>(config, std::move(dir), hooks, busy_at_start)
+                                 : run_typed<uint32_t>(config, std::move(dir), hooks, busy_at_start);
 }
 
 void check_run(const RunConfig& config) {
-  const int scale = config.graph_dir.empty() ? config.spec.scale : GraphDir::open(config.graph_dir).spec().scale;
+  const std::optional<GraphDir> dir = open_graph(config);
+  const int scale = dir ? dir->spec().scale : config.spec.scale;
   check_run_config(config, scale);
   const int parts = parts_of(config, Topology::detect());
-  if (wide_ids(config, scale)) check_before_work<uint64_t>(config, parts);
-  else check_before_work<uint32_t>(config, parts);
+  if (wide_ids(config, scale)) check_before_work<uint64_t>(config, dir ? &*dir : nullptr, parts);
+  else check_before_work<uint32_t>(config, dir ? &*dir : nullptr, parts);
 }
 
 bool wide_ids(const RunConfig& cfg, int scale) { return scale > 31 || cfg.id_bytes == 8; }

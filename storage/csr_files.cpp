@@ -85,6 +85,13 @@ DiskHeader read_disk_header(const File& hdr, uint64_t& header_bytes, bool& hash_
   return h;
 }
 
+// Whether name is head, a number, then tail: the names path_for and adj_name write.
+bool numbered(const std::string& name, const std::string& head, const std::string& tail) {
+  return name.size() > head.size() + tail.size() && name.compare(0, head.size(), head) == 0 &&
+         name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
+         std::all_of(name.begin() + head.size(), name.end() - tail.size(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 uint64_t blocks_of(uint64_t bytes) { return (bytes + kCsrHashBlock - 1) / kCsrHashBlock; }
 
 }  // namespace
@@ -98,11 +105,7 @@ std::string CsrFiles::path_for(const std::string& graph_dir, int parts, bool wei
 }
 std::string CsrFiles::adj_name(int p) { return fmt::format("adj.{}.bin", p); }
 bool CsrFiles::is_own_file(const std::string& name) {
-  if (name == kHeader || name == kMeta) return true;
-  const std::string head = "adj.", tail = ".bin";
-  return name.size() > head.size() + tail.size() && name.compare(0, head.size(), head) == 0 &&
-         name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
-         std::all_of(name.begin() + head.size(), name.end() - tail.size(), [](char c) { return c >= '0' && c <= '9'; });
+  return name == kHeader || name == kMeta || numbered(name, "adj.", ".bin");
 }
 
 std::vector<const DirectFile*> CsrFiles::adj_files() const {
@@ -174,15 +177,7 @@ std::vector<std::string> CsrFiles::find_in(const std::string& dir) {
     return p.filename().string().find('.') == std::string::npos && fs::is_directory(p, ec);
   };
   // Kernel 1's names (path_for), listed with or without a header: a run would refuse one without, and so does info.
-  const auto csr_name = [](const std::string& name) {
-    for (const char* prefix : {"csr-p", "csr-w-p"}) {
-      const size_t k = std::strlen(prefix);
-      if (name.size() > k && name.compare(0, k, prefix) == 0 &&
-          std::all_of(name.begin() + k, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return true;
-    }
-    return false;
-  };
+  const auto csr_name = [](const std::string& name) { return numbered(name, "csr-p", "") || numbered(name, "csr-w-p", ""); };
   std::error_code ec;
   fs::directory_iterator entries(dir, ec);
   if (ec) throw Error(fmt::format("cannot list {}: {}", dir, ec.message()));
